@@ -1,0 +1,40 @@
+# partytable: `make run` starts the simulator, `make test` runs every check.
+# Both create .venv on first use and install the project into it.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint typecheck pytest bench clean check-python
+
+check-python:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: python3 is missing: install Python 3.11+ (e.g. apt-get install python3 python3-venv)"; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || { echo "make: $$($(PYTHON) --version) is too old: partytable needs Python 3.11+"; exit 1; }
+	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { echo "make: python3 has no venv/ensurepip module: install it (e.g. apt-get install python3-venv)"; exit 1; }
+
+$(STAMP): pyproject.toml | check-python
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m device --sim $(ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict engine
+
+pytest: $(STAMP)
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest
+
+test: lint typecheck pytest
+
+bench: $(STAMP)
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

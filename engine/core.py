@@ -1,0 +1,290 @@
+"""The game protocol shared by both games: errors, events, outcomes, the seeded shuffle.
+
+Every game (``engine.riiing``, ``engine.right_on_time``) is a :class:`Game` subclass: a
+static rules object whose methods take and return immutable positions.  Positions,
+actions and views are frozen values of the game's own types; their text/JSON forms follow
+``design/notation.md``.
+
+The protocol (all methods pure, no I/O, no clock, no module-level randomness):
+
+- ``new(seats, seed, options, first) -> position``
+- ``parse_position(obj) -> position`` (``obj``: the JSON object, a ``Mapping``)
+- ``parse_action(text) -> action``
+- ``legal(position) -> tuple[action, ...]`` sorted by ``str`` (code-point order)
+- ``apply(position, action) -> (position, events)``; always checks legality
+- ``view(position, seat) -> view``; ``seat=None`` is the public (table) view
+- ``outcome(position) -> Outcome | None``
+
+Errors are ``ValueError`` subclasses split by kind: :class:`NotationError` for text or
+JSON that cannot be read (a malformed position included), :class:`IllegalActionError` for
+a well-formed action the rules do not allow here.  Both carry the rule id where one
+applies; the CLI turns them into exit status 2 and one stderr line.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+Seat = int
+"""A seat number, 0..seats-1 clockwise; seat s's left neighbour is (s + 1) % seats."""
+
+Card = str
+"""A card code in the notation of its game, e.g. ``"7C/>"`` or ``"J4"``."""
+
+
+class EngineError(ValueError):
+    """Root of the engine's errors.
+
+    ``rule`` is the rule id from ``rules/`` the error cites (``"RI-4.2"``) or ``None``.
+    ``str(err)`` is the one line the CLI prints; it already names the rule id.
+    """
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        self.message = message
+        self.rule = rule
+        super().__init__(f"{message} ({rule})" if rule else message)
+
+
+class NotationError(EngineError):
+    """Text or JSON that cannot be read: a bad card/action code, a malformed position.
+
+    Raised by ``parse_*``, by ``new`` for impossible options, and by the deck loader.
+    """
+
+
+class IllegalActionError(EngineError):
+    """A well-formed action that the rules do not allow in this position.
+
+    Carries ``rule`` (the rule id that forbids it) and ``position`` (where it was tried).
+    """
+
+    def __init__(self, message: str, rule: str | None = None, position: object = None) -> None:
+        super().__init__(message, rule)
+        self.position = position
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened inside one ``apply``, for animation, the log and replays.
+
+    ``kind``: a short word, e.g. ``"play"``, ``"draw"``, ``"shuffle"``, ``"flip"``,
+    ``"window"``, ``"slap"``, ``"win"``; the game module documents its kinds.
+    ``seat``: the seat concerned or ``None``; ``cards``: card codes moved or shown, in
+    order; ``value``: a number or word the kind needs (chain length, new seed, symbol).
+    """
+
+    kind: str
+    seat: Seat | None = None
+    cards: tuple[Card, ...] = ()
+    value: int | str | None = None
+
+    def __str__(self) -> str:
+        parts = [self.kind]
+        if self.seat is not None:
+            parts.append(f"seat {self.seat}")
+        parts.extend(self.cards)
+        if self.value is not None:
+            parts.append(f"= {self.value}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game as data: ``reason`` (e.g. ``"empty hand"``, ``"3 points"``) and
+    ``winner`` (a seat, or ``None`` if the game ended without one)."""
+
+    reason: str
+    winner: Seat | None
+
+
+def shuffle(cards: Sequence[Card], seed: int) -> tuple[list[Card], int]:
+    """Shuffle ``cards`` with the position's RNG protocol (``design/notation.md``).
+
+    Returns ``(shuffled, next_seed)`` where ``shuffled`` is read top first and
+    ``next_seed`` is ``rng.getrandbits(32)`` after ``rng = random.Random(seed)``
+    shuffled the list.  An empty list leaves the seed unchanged; every non-empty list,
+    even of one card, advances it.
+
+    >>> shuffle(["8S/E", "5A/>", "!T/{1,4,7}"], 42)
+    (['5A/>', '8S/E', '!T/{1,4,7}'], 107420369)
+    >>> shuffle([], 42)
+    ([], 42)
+    """
+    out = list(cards)
+    if not out:
+        return out, seed
+    rng = random.Random(seed)
+    rng.shuffle(out)
+    return out, rng.getrandbits(32)
+
+
+OptionValue = int | bool | str
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One rule option: its ``name``, ``default`` and the rule id that defines it.
+
+    ``parse(text)`` turns a CLI/lobby string into the option's type; raises
+    :class:`NotationError` naming the option.
+    """
+
+    name: str
+    default: OptionValue
+    rule: str
+    help: str = ""
+
+    def parse(self, raw: object) -> OptionValue:
+        """Coerce ``raw`` (a JSON value or a CLI string) to the type of ``default``."""
+        if isinstance(self.default, bool):
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise NotationError(f"option {self.name}: expected true/false, got {raw!r}", self.rule)
+        if isinstance(self.default, int):
+            if isinstance(raw, bool):
+                raise NotationError(f"option {self.name}: expected a number, got {raw!r}", self.rule)
+            try:
+                return int(str(raw).strip()) if not isinstance(raw, int) else raw
+            except ValueError:
+                raise NotationError(
+                    f"option {self.name}: expected a number, got {raw!r}", self.rule
+                ) from None
+        return str(raw)
+
+
+def parse_options(
+    specs: Sequence[OptionSpec], raw: Mapping[str, object] | None
+) -> dict[str, OptionValue]:
+    """Validate ``raw`` against ``specs``; returns every option, defaults filled in.
+
+    Raises :class:`NotationError` naming the first unknown key or badly typed value.
+
+    >>> specs = [OptionSpec("hand_size", 7, "RI-2.1")]
+    >>> parse_options(specs, {"hand_size": "5"})
+    {'hand_size': 5}
+    >>> parse_options(specs, {"colour": 1})
+    Traceback (most recent call last):
+    ...
+    engine.core.NotationError: unknown option 'colour' (known: hand_size)
+    """
+    by_name = {s.name: s for s in specs}
+    out: dict[str, OptionValue] = {s.name: s.default for s in specs}
+    for key, value in (raw or {}).items():
+        spec = by_name.get(key)
+        if spec is None:
+            raise NotationError(f"unknown option {key!r} (known: {', '.join(sorted(by_name))})")
+        out[key] = spec.parse(value)
+    return out
+
+
+P = TypeVar("P")
+A = TypeVar("A")
+V = TypeVar("V")
+
+
+class Bot(ABC, Generic[V, A]):
+    """A computer player.  Decides from its own seat's view only (``view(pos, seat)``).
+
+    ``rng`` is the device's own seeded ``random.Random`` (architecture: slap arbitration
+    7), never the position's shuffle seed.
+    """
+
+    kind: ClassVar[str] = "bot"
+
+    def __init__(self, seat: Seat, rng: random.Random) -> None:
+        self.seat = seat
+        self.rng = rng
+
+    @abstractmethod
+    def choose(self, view: V, legal: Sequence[A]) -> A:
+        """Pick one of ``legal`` (non-empty: the actions this seat may take now)."""
+
+    def reaction_ns(self, mean_ms: float = 300.0, sd_ms: float = 60.0) -> int:
+        """Sample a slap reaction time in nanoseconds: a normal around ``mean_ms``
+        (default 300 ms, human-like) with spread ``sd_ms``, floored at 120 ms."""
+        ms = max(120.0, self.rng.gauss(mean_ms, sd_ms))
+        return int(ms * 1_000_000)
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One line of ``python -m engine play``: who acted, the action text, an optional note
+    (``"231 ms"``).  ``str()`` gives ``seat 2: play 5C/>`` / ``seat 0: slap 0 (231 ms)``;
+    a device action (``timeout``) prints as ``device: timeout``."""
+
+    seat: Seat | None
+    action: str
+    note: str = ""
+
+    def __str__(self) -> str:
+        who = "device" if self.seat is None else f"seat {self.seat}"
+        return f"{who}: {self.action}" + (f" ({self.note})" if self.note else "")
+
+
+class Game(ABC, Generic[P, A, V]):
+    """A game's static rules.  Subclasses implement the protocol of this module's docstring.
+
+    ``name`` is the registry key (``"riiing"``, ``"right-on-time"``); ``options`` the
+    rule options (:class:`OptionSpec`); ``bots`` maps a bot kind (``"random"``,
+    ``"heuristic"``) to its :class:`Bot` class.
+    """
+
+    name: ClassVar[str]
+    min_seats: ClassVar[int] = 2
+    max_seats: ClassVar[int] = 6
+    options: ClassVar[tuple[OptionSpec, ...]] = ()
+    bots: ClassVar[Mapping[str, type[Bot[Any, Any]]]] = {}
+
+    @abstractmethod
+    def new(
+        self, seats: int, seed: int, options: Mapping[str, object] | None = None, first: Seat = 0
+    ) -> P:
+        """A fresh position: ``seats`` seats, shuffled from ``seed``, ``first`` to open.
+
+        Raises :class:`NotationError` for a bad seat count or option (one line naming it).
+        """
+
+    @abstractmethod
+    def parse_position(self, obj: Mapping[str, Any]) -> P:
+        """Read and validate a JSON position object; raises :class:`NotationError`."""
+
+    @abstractmethod
+    def position_json(self, pos: P) -> dict[str, Any]:
+        """The JSON object of ``pos`` (``parse_position(position_json(p)) == p``)."""
+
+    @abstractmethod
+    def parse_action(self, text: str) -> A:
+        """Read an action in the exact spelling ``legal`` prints; raises NotationError."""
+
+    @abstractmethod
+    def legal(self, pos: P) -> tuple[A, ...]:
+        """Every legal action now, sorted by ``str`` (code-point order)."""
+
+    @abstractmethod
+    def apply(self, pos: P, action: A) -> tuple[P, tuple[Event, ...]]:
+        """The position after ``action`` and what happened; raises IllegalActionError."""
+
+    @abstractmethod
+    def view(self, pos: P, seat: Seat | None) -> V:
+        """What ``seat`` may know (``None``: the public table view)."""
+
+    @abstractmethod
+    def outcome(self, pos: P) -> Outcome | None:
+        """``None`` while the game goes on."""
+
+    @abstractmethod
+    def autoplay(
+        self, pos: P, bots: Sequence[Bot[Any, Any]], rng: random.Random
+    ) -> Iterator[tuple[LogLine, P, tuple[Event, ...]]]:
+        """Play ``pos`` to its end with one bot per seat; yields each applied action's log
+        line, the position after it and its events.  ``rng`` decides device choices
+        (e.g. ties between equal slap times)."""
