@@ -1,0 +1,494 @@
+"""Slap arbitration: which seat slapped a RIIING! reverse first, fairly.
+
+Implements architecture "Slap arbitration" 1-7 for RI-6.3 (the first seat to slap wins the
+window), RI-6.5 (a slap while no window is open is a false slap) and the wake-up race of
+RI-2.3 (only human seats can win it).  Pure: no I/O, no clock reads, no threads.  Every time
+is an ``int`` of CLOCK_MONOTONIC nanoseconds handed in by the caller:
+
+- a press's ``t_ns`` is the edge's own timestamp (the kernel's edge time on gpiozero's lgpio
+  pin factory), never the time a Python callback ran;
+- ``now_ns`` is the device loop's clock when it handles a call (the same clock).
+
+How the device loop drives one window (the loop owns the arbiter; one thread)::
+
+    arb.engine_window_opened(now)       # the engine applied an action; a reverse is on top
+    arb.flipped(t_flip)                 # the frame showing it was flipped: t0 = t_flip
+    v = arb.press(p, now)               # for each Press read from the queue
+    arb.release(seat, t)                # for each Release read from the queue
+    d = arb.poll(now)                   # after handling the events of one wake-up
+    ...wait(arb.next_deadline_ns())...  # block until the settle time (or a stuck check) ends
+    arb.window_closed(now)              # `slap s` or `timeout` was applied
+
+Rules, in the order ``press`` applies them:
+
+1. A press edge within ``lockout_ns`` (default 30 ms) after the same seat's last counted
+   press or its last release is a bounce (:attr:`Verdict.BOUNCE`): a bounce burst never
+   makes a second press, and a button bouncing across ``t0`` cannot win.
+2. A seat reported stuck (held down longer than ``stuck_ns``, default 3 s) is ignored until
+   :meth:`SlapArbiter.release` is called for it (:attr:`Verdict.STUCK`).
+3. With no engine window open: a press whose timestamp lies inside a window that has closed
+   since is ignored (:attr:`Verdict.LATE`: its callback arrived late); any other press is a
+   false slap (:attr:`Verdict.FALSE_SLAP`: the device applies the engine's ``falseslap s``
+   when a game is being played and the option allows it, RI-6.5).
+4. With an engine window open: a press from before the window opened is ignored
+   (:attr:`Verdict.EARLY`), one from before the flip too (:attr:`Verdict.BEFORE_FLIP`: the
+   reverse was not visible yet).  Only a fresh press edge with ``t_ns >= t0`` from an
+   eligible seat counts (:attr:`Verdict.CONTENDER`); a held button makes no fresh edge.
+5. The first contender starts the settle time (``settle_ns``, default 5 ms, on the loop
+   clock) so callbacks from other lines and threads arrive; when it has passed, ``poll``
+   decides: the earliest timestamp wins, even one that arrived later than another seat's.
+   Equal timestamps are a tie broken by the injected device RNG (``rng.randrange``); the
+   draw is in the decision and its log entry so a replay is exact (architecture 7).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Protocol
+
+Seat = int
+"""A seat number, 0..seats-1."""
+
+SETTLE_NS = 5_000_000
+"""Default settle time after the first valid press: 5 ms (architecture "Slap arbitration" 3)."""
+
+LOCKOUT_NS = 30_000_000
+"""Default bounce lockout after a press or release edge: 30 ms (architecture 5)."""
+
+STUCK_NS = 3_000_000_000
+"""Default hold time after which a button is reported stuck: 3 s (architecture 5)."""
+
+CLOSED_WINDOWS_KEPT = 8
+"""How many closed windows are remembered to recognise a late callback (rule 3)."""
+
+
+class SlapPress(Protocol):
+    """A press edge: ``seat`` (int) and ``t_ns`` (int, CLOCK_MONOTONIC ns of the edge).
+
+    ``drivers.slap.Press`` fits, as does any object with these two attributes.
+    """
+
+    @property
+    def seat(self) -> int:
+        """The seat whose slap button was pressed."""
+        ...
+
+    @property
+    def t_ns(self) -> int:
+        """The edge's own timestamp, CLOCK_MONOTONIC nanoseconds."""
+        ...
+
+
+class Verdict(Enum):
+    """What :meth:`SlapArbiter.press` made of one press; ``reason`` is one line for logs.
+
+    Only :attr:`CONTENDER` can win; only :attr:`FALSE_SLAP` asks the device to act
+    (apply ``falseslap s``, RI-6.5).  Every other verdict means: ignore this press.
+    """
+
+    CONTENDER = "a fresh press inside the window: the decision follows the settle time"
+    FALSE_SLAP = "slapped while no window was open: false slap (RI-6.5)"
+    EARLY = "pressed before this window opened: ignored"
+    BEFORE_FLIP = "pressed before the reverse was on the screen: ignored"
+    LATE = "pressed during a window that has closed since (late callback): ignored"
+    DECIDED = "the window was already decided: ignored"
+    REPEAT = "this seat already pressed in this window: ignored"
+    BOUNCE = "bounce within the lockout after this seat's last edge: ignored"
+    STUCK = "this seat's button is stuck (held too long): ignored until released"
+    NOT_ELIGIBLE = "this seat cannot win this window (e.g. a computer player, RI-2.3): ignored"
+    UNKNOWN_SEAT = "no such seat at this table: ignored"
+
+    @property
+    def reason(self) -> str:
+        """One line saying why, e.g. ``"pressed before the reverse was on the screen: ignored"``."""
+        return self.value
+
+    @property
+    def counts(self) -> bool:
+        """True only for :attr:`CONTENDER`: the press takes part in the decision."""
+        return self is Verdict.CONTENDER
+
+
+@dataclass(frozen=True, slots=True)
+class Contender:
+    """One seat's counted press in a window: ``t_ns`` (edge time, CLOCK_MONOTONIC ns) and
+    ``reaction_ns`` = ``t_ns - t0`` (ns since the reverse's frame was flipped)."""
+
+    seat: Seat
+    t_ns: int
+    reaction_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class SlapDecision:
+    """Who won a window (RI-6.3): the device applies ``slap <seat>``.
+
+    ``t_ns``: the winning edge (CLOCK_MONOTONIC ns); ``reaction_ns``: ``t_ns - t0`` in ns,
+    shown on the table (architecture 4).  ``tie``: several seats had exactly this
+    timestamp and the device RNG chose; ``draw`` is then the index it drew
+    (``rng.randrange(len(tied))`` over the tied seats in ascending order), else ``None``.
+    ``contenders``: every counted press, earliest first (ties by seat).
+    """
+
+    seat: Seat
+    t_ns: int
+    reaction_ns: int
+    tie: bool
+    contenders: tuple[Contender, ...]
+    draw: int | None = None
+
+    @property
+    def tied(self) -> tuple[Seat, ...]:
+        """The seats that shared the winning timestamp, ascending (one seat if no tie)."""
+        return tuple(sorted(c.seat for c in self.contenders if c.t_ns == self.t_ns))
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON-ready object for the journal; :meth:`from_json` reads it back."""
+        return {
+            "seat": self.seat,
+            "t_ns": self.t_ns,
+            "reaction_ns": self.reaction_ns,
+            "tie": self.tie,
+            "draw": self.draw,
+            "contenders": [[c.seat, c.t_ns, c.reaction_ns] for c in self.contenders],
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, object]) -> SlapDecision:
+        """Read :meth:`to_json`'s object; raises ``ValueError`` naming the bad field."""
+
+        def integer(value: object, name: str) -> int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"slap decision: {name} must be an integer, got {value!r}")
+            return value
+
+        raw = obj.get("contenders")
+        if not isinstance(raw, list) or not raw:
+            raise ValueError(f"slap decision: contenders must be a non-empty list, got {raw!r}")
+        contenders: list[Contender] = []
+        for i, item in enumerate(raw):
+            if not isinstance(item, list) or len(item) != 3:
+                raise ValueError(
+                    f"slap decision: contenders[{i}] must be [seat, t_ns, reaction_ns]"
+                )
+            seat, t_ns, reaction_ns = (integer(v, f"contenders[{i}]") for v in item)
+            contenders.append(Contender(seat, t_ns, reaction_ns))
+        tie = obj.get("tie")
+        if not isinstance(tie, bool):
+            raise ValueError(f"slap decision: tie must be true or false, got {tie!r}")
+        draw = obj.get("draw")
+        return cls(
+            seat=integer(obj.get("seat"), "seat"),
+            t_ns=integer(obj.get("t_ns"), "t_ns"),
+            reaction_ns=integer(obj.get("reaction_ns"), "reaction_ns"),
+            tie=tie,
+            contenders=tuple(contenders),
+            draw=None if draw is None else integer(draw, "draw"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonNote:
+    """A button event worth the journal and the TV: ``kind`` is ``"stuck"`` (held down
+    longer than the stuck time; ``t_ns`` = when it went down), ``"released"`` (a stuck
+    button was let go; ``t_ns`` = the release edge) or ``"late"`` (a counted press read
+    after the decision with an earlier timestamp than the winner's: the settle time was
+    too short; ``t_ns`` = its edge).  Times are CLOCK_MONOTONIC ns."""
+
+    kind: str
+    seat: Seat
+    t_ns: int
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON-ready object for the journal."""
+        return {"kind": self.kind, "seat": self.seat, "t_ns": self.t_ns}
+
+
+LogEntry = SlapDecision | ButtonNote
+"""One entry of the arbiter's decision log (:meth:`SlapArbiter.drain_log`)."""
+
+
+class ReplayMismatchError(ValueError):
+    """A journaled slap decision does not follow from the device RNG on replay: the journal
+    and the device seed disagree (architecture 7)."""
+
+
+@dataclass
+class _Button:
+    """What the arbiter knows about one seat's button (times in CLOCK_MONOTONIC ns)."""
+
+    last_press_ns: int | None = None
+    last_release_ns: int | None = None
+    down_since_ns: int | None = None
+    stuck: bool = False
+
+
+@dataclass
+class _Window:
+    """The open engine window (times in CLOCK_MONOTONIC ns)."""
+
+    opened_ns: int
+    eligible: frozenset[Seat]
+    t0_ns: int | None = None
+    contenders: dict[Seat, int] = field(default_factory=dict)
+    settle_end_ns: int | None = None
+    decision: SlapDecision | None = None
+
+
+class SlapArbiter:
+    """The fairness core: turns press edges into one :class:`SlapDecision` per window.
+
+    ``seats``: how many seats the table has (1..); ``rng``: the device's own seeded
+    ``random.Random`` (architecture 7), used only to break ties; ``settle_ns``,
+    ``lockout_ns``, ``stuck_ns``: durations in ns (defaults 5 ms, 30 ms, 3 s).  Raises
+    ``ValueError`` for a seat count below 1 or a negative duration.  See the module
+    docstring for the rules and the calling order.
+    """
+
+    def __init__(
+        self,
+        seats: int,
+        rng: random.Random,
+        *,
+        settle_ns: int = SETTLE_NS,
+        lockout_ns: int = LOCKOUT_NS,
+        stuck_ns: int = STUCK_NS,
+    ) -> None:
+        if seats < 1:
+            raise ValueError(f"slap arbiter: seats must be at least 1, got {seats}")
+        for name, value in (
+            ("settle_ns", settle_ns),
+            ("lockout_ns", lockout_ns),
+            ("stuck_ns", stuck_ns),
+        ):
+            if value < 0:
+                raise ValueError(f"slap arbiter: {name} must not be negative, got {value}")
+        self.seats = seats
+        self.rng = rng
+        self.settle_ns = settle_ns
+        self.lockout_ns = lockout_ns
+        self.stuck_ns = stuck_ns
+        self._buttons = [_Button() for _ in range(seats)]
+        self._window: _Window | None = None
+        self._closed: deque[tuple[int, int]] = deque(maxlen=CLOSED_WINDOWS_KEPT)
+        self._log: list[LogEntry] = []
+
+    # --- state the device reads -------------------------------------------------------
+
+    @property
+    def window_open(self) -> bool:
+        """True between :meth:`engine_window_opened` and :meth:`window_closed`."""
+        return self._window is not None
+
+    @property
+    def t0_ns(self) -> int | None:
+        """The open window's flip time (CLOCK_MONOTONIC ns), or ``None`` before the flip or
+        with no window.  The device times ``timeout`` (RI-6.4) and computer players'
+        presses from it."""
+        return None if self._window is None else self._window.t0_ns
+
+    @property
+    def pending(self) -> bool:
+        """True while a counted press waits for the settle time: do not apply ``timeout``
+        now, call :meth:`poll` at :meth:`next_deadline_ns` first."""
+        w = self._window
+        return w is not None and w.decision is None and bool(w.contenders)
+
+    @property
+    def eligible(self) -> frozenset[Seat]:
+        """The seats that can win the open window (empty with no window)."""
+        return frozenset() if self._window is None else self._window.eligible
+
+    @property
+    def stuck(self) -> frozenset[Seat]:
+        """Seats whose button is reported stuck; the device shows them on the TV
+        ("Seat 3 button stuck — check it") until each is released."""
+        return frozenset(s for s, b in enumerate(self._buttons) if b.stuck)
+
+    # --- calls from the device loop ---------------------------------------------------
+
+    def engine_window_opened(self, now_ns: int, eligible: Collection[Seat] | None = None) -> None:
+        """The engine just applied an action after which a reverse shows (RI-6.1, RI-6.6).
+
+        ``now_ns``: loop clock, CLOCK_MONOTONIC ns.  ``eligible``: the seats that can win
+        this window, default every seat; for the wake-up race (RI-2.3), which has no engine
+        window, call this when the race screen is drawn with the human seats only.  Raises
+        ``ValueError`` if a window is already open (call :meth:`window_closed` first) or an
+        eligible seat is not at the table.
+        """
+        if self._window is not None:
+            raise ValueError("slap arbiter: a window is already open; call window_closed first")
+        seats = frozenset(range(self.seats)) if eligible is None else frozenset(eligible)
+        bad = sorted(s for s in seats if not 0 <= s < self.seats)
+        if bad:
+            raise ValueError(
+                f"slap arbiter: eligible seat {bad[0]} is not at this {self.seats}-seat table"
+            )
+        self._window = _Window(opened_ns=now_ns, eligible=seats)
+
+    def flipped(self, t_ns: int) -> bool:
+        """A frame showing the reverse was flipped at ``t_ns`` (CLOCK_MONOTONIC ns): the
+        device window opens at ``t0 = t_ns``.  Returns True if this call opened it; False
+        (and nothing changes) with no engine window or once ``t0`` is already set, so the
+        device may call it after every flip while a reverse shows."""
+        w = self._window
+        if w is None or w.t0_ns is not None:
+            return False
+        w.t0_ns = t_ns
+        return True
+
+    def press(self, p: SlapPress, now_ns: int) -> Verdict:
+        """Judge one press edge ``p`` (``p.t_ns``: edge time) read at loop time ``now_ns``
+        (both CLOCK_MONOTONIC ns).  Never raises; see the module docstring for the rules."""
+        seat, t = p.seat, p.t_ns
+        if not 0 <= seat < self.seats:
+            return Verdict.UNKNOWN_SEAT
+        button = self._buttons[seat]
+        if self._is_bounce(button, t):
+            if button.down_since_ns is None:
+                button.down_since_ns = t
+            return Verdict.BOUNCE
+        if button.stuck:
+            return Verdict.STUCK
+        button.last_press_ns = t
+        button.down_since_ns = t
+        w = self._window
+        if w is None:
+            if any(opened <= t < closed for opened, closed in self._closed):
+                return Verdict.LATE
+            return Verdict.FALSE_SLAP
+        if t < w.opened_ns:
+            return Verdict.EARLY
+        if w.t0_ns is None or t < w.t0_ns:
+            return Verdict.BEFORE_FLIP
+        if seat not in w.eligible:
+            return Verdict.NOT_ELIGIBLE
+        if w.decision is not None:
+            if t < w.decision.t_ns:
+                self._log.append(ButtonNote("late", seat, t))
+            return Verdict.DECIDED
+        if seat in w.contenders:
+            return Verdict.REPEAT
+        w.contenders[seat] = t
+        if w.settle_end_ns is None:
+            w.settle_end_ns = now_ns + self.settle_ns
+        return Verdict.CONTENDER
+
+    def release(self, seat: Seat, t_ns: int) -> bool:
+        """Seat ``seat``'s button was released at ``t_ns`` (edge time, CLOCK_MONOTONIC ns).
+
+        Feed every release edge (a computer player's virtual press too), or the seat is
+        reported stuck after ``stuck_ns``.  Returns True if the seat was stuck and no
+        longer is (the device clears the TV notice).  An unknown seat returns False.
+        """
+        if not 0 <= seat < self.seats:
+            return False
+        button = self._buttons[seat]
+        button.last_release_ns = t_ns
+        button.down_since_ns = None
+        if button.stuck:
+            button.stuck = False
+            self._log.append(ButtonNote("released", seat, t_ns))
+            return True
+        return False
+
+    def next_deadline_ns(self) -> int | None:
+        """When :meth:`poll` next has work (CLOCK_MONOTONIC ns): the end of the settle
+        time, or the moment a held button becomes stuck; ``None`` when nothing is
+        pending, so the loop may block until the next event."""
+        deadlines = [
+            b.down_since_ns + self.stuck_ns
+            for b in self._buttons
+            if b.down_since_ns is not None and not b.stuck
+        ]
+        w = self._window
+        if w is not None and w.decision is None and w.settle_end_ns is not None:
+            deadlines.append(w.settle_end_ns)
+        return min(deadlines, default=None)
+
+    def poll(self, now_ns: int) -> SlapDecision | None:
+        """Advance to loop time ``now_ns`` (CLOCK_MONOTONIC ns): mark buttons held down
+        for ``stuck_ns`` or longer as stuck (see :attr:`stuck`), and once the settle time
+        has passed return the window's decision (once; ``None`` otherwise).  Call it after
+        handling every event read in one wake-up, so no counted press is left out."""
+        for seat, button in enumerate(self._buttons):
+            down = button.down_since_ns
+            if not button.stuck and down is not None and now_ns - down >= self.stuck_ns:
+                button.stuck = True
+                self._log.append(ButtonNote("stuck", seat, down))
+        w = self._window
+        if (
+            w is None
+            or w.decision is not None
+            or w.settle_end_ns is None
+            or w.t0_ns is None
+            or now_ns < w.settle_end_ns
+        ):
+            return None
+        w.decision = self._decide(w.contenders, w.t0_ns)
+        self._log.append(w.decision)
+        return w.decision
+
+    def window_closed(self, now_ns: int) -> None:
+        """The engine applied ``slap s`` or ``timeout`` at loop time ``now_ns``
+        (CLOCK_MONOTONIC ns): the window is over.  A press stamped inside it and read later
+        is then :attr:`Verdict.LATE`, not a false slap.  With no window open, nothing
+        happens."""
+        w = self._window
+        if w is None:
+            return
+        self._closed.append((w.opened_ns, now_ns))
+        self._window = None
+
+    def drain_log(self) -> tuple[LogEntry, ...]:
+        """The decisions and button notes since the last call, oldest first, for the
+        journal (each has ``to_json()``); the log is then empty."""
+        out = tuple(self._log)
+        self._log.clear()
+        return out
+
+    def replay(self, decision: SlapDecision) -> SlapDecision:
+        """Re-make a journaled decision during a replay so the device RNG advances exactly
+        as it did (architecture 7): a tie is drawn again from ``rng``.  Returns the
+        decision; raises :class:`ReplayMismatchError` if the draw or the winner differs."""
+        t0 = decision.t_ns - decision.reaction_ns
+        remade = self._decide({c.seat: c.t_ns for c in decision.contenders}, t0)
+        if remade != decision:
+            raise ReplayMismatchError(
+                f"slap replay: journal says seat {decision.seat} (draw {decision.draw}), "
+                f"the device RNG gives seat {remade.seat} (draw {remade.draw})"
+            )
+        return remade
+
+    # --- internals --------------------------------------------------------------------
+
+    def _is_bounce(self, button: _Button, t_ns: int) -> bool:
+        """True if ``t_ns`` lies within the lockout after the last counted press or the
+        last release of this button."""
+        return any(
+            edge is not None and abs(t_ns - edge) < self.lockout_ns
+            for edge in (button.last_press_ns, button.last_release_ns)
+        )
+
+    def _decide(self, contenders: Mapping[Seat, int], t0_ns: int) -> SlapDecision:
+        """The earliest timestamp wins; equal timestamps drawn with ``rng.randrange``."""
+        ordered = tuple(
+            Contender(seat, t, t - t0_ns)
+            for seat, t in sorted(contenders.items(), key=lambda item: (item[1], item[0]))
+        )
+        best = ordered[0].t_ns
+        tied = [c.seat for c in ordered if c.t_ns == best]
+        draw = self.rng.randrange(len(tied)) if len(tied) > 1 else None
+        seat = tied[0] if draw is None else tied[draw]
+        return SlapDecision(
+            seat=seat,
+            t_ns=best,
+            reaction_ns=best - t0_ns,
+            tie=draw is not None,
+            contenders=ordered,
+            draw=draw,
+        )
