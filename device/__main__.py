@@ -1,0 +1,7 @@
+"""``python -m device``: see :mod:`device.main`."""
+
+import sys
+
+from device.main import main
+
+sys.exit(main())

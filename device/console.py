@@ -1,0 +1,609 @@
+"""The console: one object that owns all game state and reacts to the device's events.
+
+Game flow (architecture "Game flow"): lobby -> wake-up race (Riiing!, RI-2.3) -> play ->
+game over -> lobby.  The loop (:meth:`Console.run`) blocks on the event queue until the
+next timer (bot move, slap settle, slap timeout, animation frame); it never spins and
+never sleeps.  Every input — a slap button's ``Press``, a handheld's ``KeyPress``, a
+computer player's decision — ends as a text action given to the engine's checked
+``apply``; an action the engine refuses is shown on that seat's hand screen and the game
+goes on.
+
+Times are CLOCK_MONOTONIC nanoseconds from the injected clock (``clock.now_ns()``).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from device.arbiter import SlapArbiter, SlapDecision, Verdict
+from device.events import EventQueue, Quit, Redraw
+from device.handheld import HandUI, Key
+from device.journal import Journal, write_atomic
+from device.lobby import Lobby, LobbyChoices
+from device.narrate import narrate, seat_name
+from device.render.model import SeatBadge, TableModel
+from drivers.clock import Clock
+from drivers.keys import KeyPress
+from drivers.slap import Press, Release
+from engine import get_game
+from engine.core import Bot, EngineError, Game, Seat
+
+log = logging.getLogger("partytable")
+
+MS = 1_000_000
+S = 1_000_000_000
+KEY_NAMES = {"left": Key.LEFT, "right": Key.RIGHT, "select": Key.SELECT, "back": Key.BACK}
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """The console's timing knobs (ns unless named otherwise).
+
+    ``bot_move_ns``: how long a computer player waits before a move, so people can follow
+    (architecture "Modes": about a second); ``slap_mean_ms``/``slap_sd_ms``: computer
+    players' slap reaction times (issue: about 300 ms, so a quick human wins);
+    ``wakeup_ns``: the wake-up race's limit (10 s, RI-2.3); ``gameover_ns``: how long the
+    results stay before the lobby returns (0: stay until a key)."""
+
+    bot_move_ns: int = 1 * S
+    slap_mean_ms: float = 300.0
+    slap_sd_ms: float = 60.0
+    wakeup_ns: int = 10 * S
+    gameover_ns: int = 0
+    settle_ns: int = 5 * MS
+
+
+class Presenter(Protocol):
+    """Where frames go: the table scene and hand screens drawn, then one flip.
+
+    ``present(model, hands, now_ns, force)`` draws what changed and returns the
+    CLOCK_MONOTONIC ns just after the flip, or ``None`` if nothing was drawn;
+    ``next_frame_ns(now_ns)`` is the next animation deadline (``None`` when still)."""
+
+    def present(
+        self, model: TableModel, hands: Sequence[HandUI], now_ns: int, force: bool
+    ) -> int | None:
+        """Draw and flip; see the class docstring."""
+
+    def next_frame_ns(self, now_ns: int) -> int | None:
+        """The next animation frame's deadline, or ``None``."""
+
+
+@dataclass
+class SlapRecord:
+    """One decided slap: ``seat``, reaction ``ms`` (t - t0), whether a seeded tie-break
+    decided it, and which race (``"wakeup"`` or ``"riiing"``)."""
+
+    seat: Seat
+    ms: float
+    tie: bool
+    race: str
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON object for ``summary.json``."""
+        return {"seat": self.seat, "reaction_ms": round(self.ms, 1), "tie": self.tie,
+                "race": self.race}
+
+
+@dataclass
+class GameRecord:
+    """What a finished game leaves: seed, seats, winner, actions, slaps, rounds/scores."""
+
+    game: str
+    seed: int
+    kinds: tuple[str, ...]
+    options: dict[str, Any]
+    first: int = 0
+    actions: list[str] = field(default_factory=list)
+    slaps: list[SlapRecord] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    winner: Seat | None = None
+    rounds: int | None = None
+    scores: list[int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``summary.json`` object."""
+        return {
+            "game": self.game,
+            "seed": self.seed,
+            "seats": [{"seat": i, "kind": k} for i, k in enumerate(self.kinds)],
+            "options": self.options,
+            "first": self.first,
+            "winner": self.winner,
+            "actions": len(self.actions),
+            "slaps": [s.to_json() for s in self.slaps],
+            "refused": self.refused,
+            "rounds": self.rounds,
+            "scores": self.scores,
+        }
+
+
+class Console:
+    """The application object: owns the lobby, the engine position, the arbiter and the
+    per-seat handheld UIs; fed events by :meth:`handle`, woken by timers.
+
+    ``game_seed``: the seed of the next game (each later game adds 1); ``state_dir``: where
+    the journal and the lobby's last choices live (``None``: nowhere);
+    ``on_game_over(record)`` is called once per finished game (headless stops there).
+    """
+
+    def __init__(
+        self,
+        *,
+        clock: Clock,
+        queue: EventQueue,
+        presenter: Presenter,
+        choices: LobbyChoices,
+        game_seed: int,
+        timing: Timing | None = None,
+        state_dir: Path | None = None,
+        on_game_over: Callable[[GameRecord], None] | None = None,
+        on_action: Callable[[int], None] | None = None,
+        keymap: tuple[str, ...] = (),
+        skip_lobby: bool = False,
+    ) -> None:
+        from device.timers import Timers
+
+        self.clock = clock
+        self.queue = queue
+        self.presenter = presenter
+        self.timing = timing or Timing()
+        self.state_dir = state_dir
+        self.on_game_over = on_game_over
+        self.on_action = on_action
+        self.keymap = keymap
+        self.timers = Timers()
+        self.lobby = Lobby(choices)
+        self.game_seed = game_seed
+        self.running = True
+        self.phase = "lobby"
+        self.banner = ""
+        self.last_event = ""
+        self.deadline_ns: int | None = None
+        self.slap_shown: tuple[int, int] | None = None
+        self.results: tuple[str, ...] = ()
+        self.game: Game[Any, Any, Any] = get_game(choices.game)
+        self.pos: Any = None
+        self.bots: dict[Seat, Bot[Any, Any]] = {}
+        self.device_rng = random.Random(game_seed)
+        self.arbiter = self._new_arbiter(len(choices.kinds))
+        self.record: GameRecord | None = None
+        self.journal: Journal | None = None
+        self.hands: list[HandUI] = []
+        self._game_timers: list[Any] = []
+        self._window_pending = False
+        self._force_redraw = True
+        self._dirty = True
+        self._settle_timer: Any = None
+        self._seat_count = len(choices.kinds)
+        self._make_hands()
+        if skip_lobby:
+            self.start_game(self.clock.now_ns())
+        else:
+            self.enter_lobby(self.clock.now_ns())
+
+    # ---------------------------------------------------------------- the loop
+    def run(self) -> None:
+        """Serve events until :class:`Quit` (or ``stop()``): block until the next event or
+        deadline, handle, fire due timers, draw what changed."""
+        self.render(self.clock.now_ns())
+        while self.running:
+            deadline = self.next_deadline_ns()
+            now = self.clock.now_ns()
+            timeout = None if deadline is None else max(0, deadline - now)
+            for event in self.queue.wait(timeout):
+                self.handle(event)
+                if not self.running:
+                    break
+            now = self.clock.now_ns()
+            self.timers.run_due(now)
+            self.render(self.clock.now_ns())
+
+    def stop(self) -> None:
+        """Leave :meth:`run` after the current step."""
+        self.running = False
+
+    def next_deadline_ns(self) -> int | None:
+        """The earliest of the timers and the next animation frame (``None``: idle)."""
+        candidates = [t for t in (self.timers.next_ns(),
+                                  self.presenter.next_frame_ns(self.clock.now_ns()))
+                      if t is not None]
+        return min(candidates) if candidates else None
+
+    # ---------------------------------------------------------------- input
+    def handle(self, event: object) -> None:
+        """React to one queued event; never raises for bad input (logs one line)."""
+        now = self.clock.now_ns()
+        try:
+            if isinstance(event, Press):
+                self._on_press(event, now)
+            elif isinstance(event, Release):
+                if self.arbiter.release(event.seat, event.t_ns):
+                    self._update_banner()
+            elif isinstance(event, KeyPress):
+                self.on_key(event.seat, event.key, now)
+            elif isinstance(event, Quit):
+                self.stop()
+            elif isinstance(event, Redraw):
+                self._force_redraw = True
+            else:
+                log.warning("ignored event %r", event)
+        except EngineError as err:
+            log.error("engine refused input %r: %s", event, err)
+            self.last_event = str(err)
+        self._dirty = True
+
+    def on_key(self, seat: Seat, key: str, now_ns: int) -> None:
+        """A handheld key (``"left"``, ``"right"``, ``"select"``, ``"back"``) of ``seat``."""
+        k = KEY_NAMES.get(key)
+        if k is None or not 0 <= seat < len(self.hands):
+            log.warning("seat %s: unknown handheld key %r ignored", seat + 1, key)
+            return
+        if self.phase == "lobby":
+            self._lobby_key(k, now_ns)
+        elif self.phase == "gameover":
+            if k in (Key.SELECT, Key.BACK):
+                self.enter_lobby(now_ns)
+        elif self.phase == "play":
+            if self.record is not None and self.record.kinds[seat] != "human":
+                return
+            action = self.hands[seat].key(k)
+            if action is not None:
+                self.submit(seat, action, now_ns)
+
+    def _lobby_key(self, k: Key, now_ns: int) -> None:
+        if k is Key.LEFT:
+            self.lobby.move(-1)
+        elif k is Key.RIGHT:
+            self.lobby.move(1)
+        elif self.lobby.change(1 if k is Key.SELECT else -1):
+            self.start_game(now_ns)
+            return
+        if len(self.lobby.choices.kinds) != self._seat_count:
+            self._seat_count = len(self.lobby.choices.kinds)
+            self._make_hands()
+            self._show_hands()
+
+    def _new_arbiter(self, seats: int) -> SlapArbiter:
+        return SlapArbiter(seats, self.device_rng, settle_ns=self.timing.settle_ns)
+
+    def _on_press(self, press: Press, now_ns: int) -> None:
+        verdict = self.arbiter.press(press, now_ns)
+        log.info("%s slap at %d: %s", seat_name(press.seat), press.t_ns, verdict.reason)
+        if verdict is Verdict.FALSE_SLAP and self.phase == "play":
+            self._false_slap(press.seat, now_ns)
+        self._arm_settle()
+
+    def _update_banner(self) -> None:
+        stuck = sorted(self.arbiter.stuck)
+        self.banner = " ".join(f"{seat_name(s)} button stuck: check it." for s in stuck)
+
+    def _arm_settle(self) -> None:
+        deadline = self.arbiter.next_deadline_ns()
+        if self._settle_timer is not None:
+            self._settle_timer.cancel()
+            self._settle_timer = None
+        if deadline is not None:
+            self._settle_timer = self.timers.call_at(deadline, self._decide, "settle")
+
+    def _decide(self, now_ns: int) -> None:
+        self._settle_timer = None
+        decision = self.arbiter.poll(now_ns)
+        self._update_banner()
+        if decision is None:
+            self._arm_settle()
+            return
+        if self.phase == "wakeup":
+            self._record_slap(decision, "wakeup")
+            self.arbiter.window_closed(now_ns)
+            self.begin(decision.seat, now_ns)
+        elif self.phase == "play":
+            self._record_slap(decision, "riiing")
+            self.arbiter.window_closed(now_ns)
+            self.slap_shown = (decision.seat, round(decision.reaction_ns / MS))
+            self.submit(None, f"slap {decision.seat}", now_ns,
+                        note=f"{decision.reaction_ns / MS:.0f} ms")
+
+    def _record_slap(self, decision: SlapDecision, race: str) -> None:
+        ms = decision.reaction_ns / MS
+        if self.record is not None:
+            self.record.slaps.append(SlapRecord(decision.seat, ms, decision.tie, race))
+        if decision.tie:
+            log.info("slap tie broken by the device RNG: seat %d wins", decision.seat + 1)
+        if self.journal is not None:
+            self.journal.append({"decision": race, **decision.to_json()})
+
+    def _false_slap(self, seat: Seat, now_ns: int) -> None:
+        action = f"falseslap {seat}"
+        if self.pos is None or self.game.outcome(self.pos) is not None:
+            return
+        if int(self._option("false_slap_penalty", 0)) <= 0:
+            return
+        self.submit(None, action, now_ns)
+
+    def _option(self, name: str, default: Any) -> Any:
+        if self.pos is None:
+            return default
+        return self.game.position_json(self.pos).get("options", {}).get(name, default)
+
+    # ---------------------------------------------------------------- flow
+    def enter_lobby(self, now_ns: int) -> None:
+        """Show the lobby (seats, game, options); the party starts with START."""
+        self._cancel_game_timers()
+        self.phase = "lobby"
+        self.deadline_ns = None
+        self.slap_shown = None
+        self.pos = None
+        self.arbiter.window_closed(now_ns)
+        self.last_event = "Choose a game, then START"
+        self._show_hands()
+
+    def start_game(self, now_ns: int) -> None:
+        """Leave the lobby: save the choices, then run the wake-up race (Riiing!, RI-2.3)
+        or open the first round with the chosen seat (Right on Time, RT-2.3)."""
+        choices = self.lobby.choices
+        if self.state_dir is not None:
+            try:
+                self.state_dir.mkdir(parents=True, exist_ok=True)
+                import json
+
+                write_atomic(self.state_dir / "lobby.json", json.dumps(choices.to_json()))
+            except OSError as err:
+                log.error("cannot save the lobby choices in %s: %s", self.state_dir, err)
+        self.game = get_game(choices.game)
+        if len(self.hands) != len(choices.kinds):
+            self._make_hands()
+        self.record = GameRecord(choices.game, self.game_seed, choices.kinds,
+                                 dict(choices.game_options()))
+        self.bots = {}
+        for seat, kind in enumerate(choices.kinds):
+            if kind == "computer":
+                self.bots[seat] = self.game.bots["heuristic"](seat, self.device_rng)
+        self.slap_shown = None
+        self.results = ()
+        self.arbiter = self._new_arbiter(len(choices.kinds))
+        humans = {s for s, k in enumerate(choices.kinds) if k == "human"}
+        if choices.game == "riiing" and humans:
+            self.phase = "wakeup"
+            self.last_event = "Who got up earliest? SLAP your button!"
+            self.deadline_ns = None
+            self.pos = None
+            self.arbiter.engine_window_opened(now_ns, eligible=humans)
+            self._window_pending = True
+            self._game_timer(now_ns + self.timing.wakeup_ns, self._wakeup_timeout, "wakeup")
+            self._show_hands()
+        else:
+            self.begin(choices.first if choices.game != "riiing" else 0, now_ns)
+
+    def _wakeup_timeout(self, now_ns: int) -> None:
+        if self.phase == "wakeup":
+            self.arbiter.window_closed(now_ns)
+            self.last_event = "Nobody slapped: Seat 1 starts"
+            self.begin(0, now_ns)
+
+    def begin(self, first: Seat, now_ns: int) -> None:
+        """Deal a new game with ``first`` to move and start playing."""
+        assert self.record is not None
+        self._cancel_game_timers()
+        self.phase = "play"
+        self.deadline_ns = None
+        self.record.first = first
+        self.pos = self.game.new(len(self.record.kinds), self.game_seed,
+                                 self.record.options, first)
+        self._open_journal()
+        if not self.last_event.startswith("Nobody"):
+            self.last_event = f"{seat_name(first)} starts"
+        self._after_action((), now_ns)
+
+    def _open_journal(self) -> None:
+        if self.state_dir is None or self.record is None:
+            return
+        header = {"game": self.record.game, "seats": len(self.record.kinds),
+                  "seed": self.record.seed, "options": self.record.options,
+                  "first": self.record.first, "kinds": list(self.record.kinds)}
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            self.journal = Journal.create(self.state_dir / "journal.log", header)
+        except OSError as err:
+            self.journal = None
+            log.error("journal not written (%s): the game goes on without it", err)
+
+    def submit(self, seat: Seat | None, text: str, now_ns: int, note: str = "") -> bool:
+        """Apply action ``text`` for ``seat`` (``None``: the device itself).  An action the
+        engine refuses is shown on that seat's hand screen; returns whether it applied."""
+        if self.pos is None or self.record is None:
+            return False
+        try:
+            action = self.game.parse_action(text)
+            pos, events = self.game.apply(self.pos, action)
+        except EngineError as err:
+            self.record.refused.append(f"{text}: {err}")
+            log.warning("refused %r: %s", text, err)
+            if seat is not None and 0 <= seat < len(self.hands):
+                self.hands[seat].notice(_short(err))
+            return False
+        self.pos = pos
+        self.record.actions.append(text)
+        if self.journal is not None:
+            try:
+                self.journal.append({"action": text})
+            except OSError as err:
+                log.error("journal append failed (%s): the game goes on", err)
+                self.journal = None
+        log.info("%s: %s%s", "device" if seat is None else seat_name(seat), text,
+                 f" ({note})" if note else "")
+        self._after_action(events, now_ns)
+        return True
+
+    def _after_action(self, events: Sequence[Any], now_ns: int) -> None:
+        assert self.record is not None
+        self._cancel_game_timers()
+        line = narrate(self.record.game, events)
+        if line:
+            self.last_event = line
+        if self.slap_shown is not None and any(e.kind == "slap" for e in events):
+            seat, ms = self.slap_shown
+            self.last_event = f"{seat_name(seat)} slapped in {ms} ms"
+        outcome = self.game.outcome(self.pos)
+        table = self.game.view(self.pos, None)
+        if outcome is not None:
+            self._game_over(outcome.winner, outcome.reason, now_ns)
+            return
+        window = getattr(table, "window", None)
+        self.deadline_ns = None
+        if window is not None:
+            # RI-6.1: a reverse appeared; the device window opens at the flip that shows it.
+            self.arbiter.window_closed(now_ns)
+            self.arbiter.engine_window_opened(now_ns)
+            self._window_pending = True
+        else:
+            self.arbiter.window_closed(now_ns)
+            to_move = table.to_move
+            if to_move in self.bots:
+                self._game_timer(now_ns + self.timing.bot_move_ns, self._bot_move, "bot")
+        self._show_hands()
+        if self.on_action is not None:
+            self.on_action(len(self.record.actions))
+
+    def _window_flipped(self, t0_ns: int) -> None:
+        """The frame showing the reverse (or the wake-up screen) is on the glass at t0."""
+        self._window_pending = False
+        self.arbiter.flipped(t0_ns)
+        if self.phase == "wakeup":
+            self.deadline_ns = t0_ns + self.timing.wakeup_ns
+            return
+        timeout_s = int(self._option("slap_timeout_s", 8))
+        self.deadline_ns = t0_ns + timeout_s * S
+        self._game_timer(self.deadline_ns, self._window_timeout, "slap timeout")
+        for seat, bot in self.bots.items():
+            t = t0_ns + bot.reaction_ns(self.timing.slap_mean_ms, self.timing.slap_sd_ms)
+            if t < self.deadline_ns:
+                self._game_timer(t, self._bot_slap(seat), "bot slap")
+
+    def _bot_slap(self, seat: Seat) -> Callable[[int], None]:
+        def fire(now_ns: int) -> None:
+            # A computer player's press enters the same arbiter path as a button edge;
+            # its virtual button is released 120 ms later (or it would count as stuck).
+            self.queue.post(Press(seat, now_ns))
+            self.queue.post(Release(seat, now_ns + 120 * MS))
+        return fire
+
+    def _window_timeout(self, now_ns: int) -> None:
+        if self.phase != "play":
+            return
+        if self.arbiter.pending:
+            # a press is settling: decide it first; the timeout comes back if nobody won
+            self._game_timer(now_ns + self.timing.settle_ns, self._window_timeout, "timeout")
+            return
+        self.arbiter.window_closed(now_ns)
+        self.submit(None, "timeout", now_ns)
+
+    def _bot_move(self, now_ns: int) -> None:
+        if self.phase != "play" or self.pos is None:
+            return
+        table = self.game.view(self.pos, None)
+        seat = table.to_move
+        bot = self.bots.get(seat)
+        if bot is None:
+            return
+        legal = self.game.legal(self.pos)
+        if not legal:
+            return
+        action = bot.choose(self.game.view(self.pos, seat), legal)
+        self.submit(seat, str(action), now_ns)
+
+    def _game_over(self, winner: Seat | None, reason: str, now_ns: int) -> None:
+        assert self.record is not None
+        self.phase = "gameover"
+        self.deadline_ns = None
+        self.arbiter.window_closed(now_ns)
+        self.record.winner = winner
+        data = self.game.position_json(self.pos)
+        if "scores" in data:
+            self.record.scores = list(data["scores"])
+            self.record.rounds = int(data.get("round", 0))
+        lines = [f"{seat_name(winner)} WINS!" if winner is not None else "Game over"]
+        if self.record.scores is not None:
+            pts = "  ".join(f"S{i + 1}: {p}" for i, p in enumerate(self.record.scores))
+            lines.append(f"Rounds: {self.record.rounds}   Points: {pts}")
+        for i, s in enumerate(self.record.slaps, 1):
+            what = "wake-up race" if s.race == "wakeup" else f"RIIING! #{i}"
+            lines.append(f"{what}: {seat_name(s.seat)} in {s.ms:.0f} ms")
+        self.results = tuple(lines[:12])
+        self.last_event = lines[0]
+        self.game_seed += 1
+        self._show_hands()
+        if self.timing.gameover_ns > 0:
+            self._game_timer(now_ns + self.timing.gameover_ns, self.enter_lobby, "lobby")
+        if self.on_game_over is not None:
+            self.on_game_over(self.record)
+
+    # ---------------------------------------------------------------- timers
+    def _game_timer(self, at_ns: int, fn: Callable[[int], None], name: str) -> None:
+        self._game_timers.append(self.timers.call_at(at_ns, fn, name))
+
+    def _cancel_game_timers(self) -> None:
+        for t in self._game_timers:
+            t.cancel()
+        self._game_timers.clear()
+
+    # ---------------------------------------------------------------- output
+    def _make_hands(self) -> None:
+        game = self.lobby.choices.game if self.phase == "lobby" else self.game.name
+        self.hands = [HandUI(s, game) for s in range(len(self.lobby.choices.kinds))]
+
+    def _show_hands(self) -> None:
+        for seat, ui in enumerate(self.hands):
+            view = self.game.view(self.pos, seat) if self.pos is not None else None
+            message = ""
+            if self.phase == "gameover":
+                message = self.results[0] if self.results else "Game over"
+            elif self.phase == "wakeup":
+                kinds = self.lobby.choices.kinds
+                message = "SLAP to start!" if kinds[seat] == "human" else "computer"
+            ui.show(self.phase, view, message)
+
+    def model(self, now_ns: int) -> TableModel:
+        """The table display's model at ``now_ns`` (public information only)."""
+        kinds = self.record.kinds if self.record and self.phase != "lobby" \
+            else self.lobby.choices.kinds
+        seats = tuple(SeatBadge(i, seat_name(i), k) for i, k in enumerate(kinds))
+        view = self.game.view(self.pos, None) if self.pos is not None else None
+        lobby = None
+        if self.phase == "lobby":
+            lobby = self.lobby.model("Any handheld: < > move   SEL change   BACK undo")
+        return TableModel(
+            game=self.lobby.choices.game if self.phase == "lobby" else self.game.name,
+            phase=self.phase,
+            view=view,
+            seats=seats,
+            last_event=self.last_event,
+            deadline_ns=self.deadline_ns,
+            slap=self.slap_shown,
+            results=self.results,
+            banner=self.banner,
+            lobby=lobby,
+            keymap=self.keymap,
+        )
+
+    def render(self, now_ns: int) -> None:
+        """Draw the current model if anything changed or an animation runs; after the flip
+        that shows a new RIIING! reverse (or the wake-up screen), open the slap window."""
+        model = self.model(now_ns)
+        t_flip = self.presenter.present(model, self.hands, now_ns, self._force_redraw)
+        self._force_redraw = False
+        if self._window_pending:
+            if t_flip is None:
+                t_flip = self.clock.now_ns()
+            self._window_flipped(t_flip)
+
+
+def _short(err: EngineError) -> str:
+    """A refusal cut to one hand-screen line (about 21 characters)."""
+    text = err.message
+    return ("No: " + text)[:21]

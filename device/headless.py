@@ -1,0 +1,80 @@
+"""The headless game: computer players in every seat play whole games on a fake clock.
+
+No real waiting: the fake clock jumps to each deadline (a computer player's move, its
+slap, the slap timeout).  After every engine action the table frame and each changed hand
+screen are written as PNG to ``<out>/<game>/``; each game's record goes to
+``<out>/<game>/summary.json`` and all of them to ``<out>/summary.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from device.console import Console, GameRecord, Timing
+from device.events import FakeQueue
+from device.lobby import GAME_TITLES, LobbyChoices
+from device.main import dump_summary
+from device.present import FrameRecorder, TablePresenter
+from drivers.clock import FakeClock
+from drivers.hand_display import open_hand_display
+from drivers.table_display import TableDisplay
+
+START_NS = 1_000_000_000
+
+
+def play_headless_game(
+    game: str, seats: int, seed: int, out: Any, clock: FakeClock | None = None
+) -> dict[str, Any]:
+    """Play one all-computer game of ``game`` with ``seats`` seats from ``seed``; write
+    its frames and ``summary.json`` under ``out``; return the summary (a JSON object)."""
+    clock = clock or FakeClock(START_NS)
+    display = TableDisplay("dummy", (1920, 1080), clock=clock)
+    try:
+        devices = [open_hand_display(s, "dummy") for s in range(seats)]
+        recorder = FrameRecorder(TablePresenter(display, devices), out)
+        records: list[GameRecord] = []
+        queue = FakeQueue(clock)
+
+        def finished(record: GameRecord) -> None:
+            records.append(record)
+            console.stop()
+
+        console = Console(
+            clock=clock,
+            queue=queue,
+            presenter=recorder,
+            choices=LobbyChoices(game=game, kinds=("computer",) * seats),
+            game_seed=seed,
+            timing=Timing(),
+            on_game_over=finished,
+            on_action=recorder.action,
+            skip_lobby=True,
+        )
+        console.run()
+    finally:
+        display.close()
+    summary = records[0].to_json()
+    summary["frames"] = recorder.frames
+    summary["out"] = str(out)
+    dump_summary(out / "summary.json", summary)
+    return summary
+
+
+def run_headless(args: argparse.Namespace) -> int:
+    """``python -m device --headless``: one game of each (or ``--game``); exit status 0."""
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    games = list(GAME_TITLES) if args.game in (None, "both") else [args.game]
+    seats = args.seats or 4
+    summaries = []
+    for i, game in enumerate(games):
+        summary = play_headless_game(game, seats, args.seed + i, args.out / game)
+        summaries.append(summary)
+        winner = summary["winner"]
+        print(f"{GAME_TITLES[game]}: {summary['actions']} actions, "
+              f"winner seat {winner + 1 if winner is not None else '-'}, "
+              f"{summary['frames']} frames in {args.out / game}/")
+    dump_summary(args.out / "summary.json", {"seed": args.seed, "games": summaries})
+    print(f"summary: {args.out / 'summary.json'}")
+    return 0

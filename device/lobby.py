@@ -1,0 +1,193 @@
+"""The lobby: which game, how many seats, who sits where (human or computer), the rule
+options — chosen with any handheld's four keys and remembered between games.
+
+Keys (any handheld, or the simulator's arrows/Enter/Backspace): LEFT/RIGHT move the
+highlight up/down the rows, SELECT steps the highlighted value forward (on START: start),
+BACK steps it back.  The choices are saved as JSON (``write_atomic``) and read back at
+the next start; a damaged file is ignored with one line, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from device.render.model import LobbyModel
+
+GAME_TITLES = {"riiing": "Riiing!", "right-on-time": "Right on Time"}
+KINDS = ("human", "computer")
+
+
+@dataclass(frozen=True, slots=True)
+class OptionChoice:
+    """A lobby row for one rule option: engine option ``name``, ``label`` people read,
+    the ``values`` offered (first is the engine default) and the rule id."""
+
+    name: str
+    label: str
+    values: tuple[int | bool, ...]
+    rule: str
+
+
+GAME_OPTIONS: dict[str, tuple[OptionChoice, ...]] = {
+    "riiing": (
+        OptionChoice("hand_size", "Cards each", (7, 5, 6, 8, 9, 10), "RI-2.1"),
+        OptionChoice("slap_timeout_s", "Slap time (s)", (8, 5, 10, 15), "RI-6.4"),
+        OptionChoice("false_slap_penalty", "Early slap costs", (1, 2, 0), "RI-6.5"),
+    ),
+    "right-on-time": (
+        OptionChoice("target_points", "Points to win", (3, 1, 2, 4, 5), "RT-7.1"),
+        OptionChoice("less_influence", "Less influence", (False, True), "RT-8"),
+    ),
+}
+"""The options the lobby offers per game (others keep their engine defaults)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyChoices:
+    """What the lobby has chosen: ``game``, ``kinds`` (one per seat, "human"/"computer";
+    its length is the seat count), ``options`` per game and ``first`` (the seat that
+    opens Right on Time's first round, RT-2.3; Riiing! runs the wake-up race, RI-2.3)."""
+
+    game: str = "riiing"
+    kinds: tuple[str, ...] = ("human", "computer", "computer", "computer")
+    options: tuple[tuple[str, tuple[tuple[str, int | bool], ...]], ...] = ()
+    first: int = 0
+
+    def game_options(self, game: str | None = None) -> dict[str, int | bool]:
+        """The chosen option values of ``game`` (default: the chosen game)."""
+        game = game or self.game
+        chosen = dict(dict(self.options).get(game, ()))
+        return {o.name: chosen.get(o.name, o.values[0]) for o in GAME_OPTIONS[game]}
+
+    def with_option(self, name: str, value: int | bool) -> LobbyChoices:
+        """A copy with option ``name`` of the chosen game set to ``value``."""
+        per_game = dict(self.options)
+        opts = dict(per_game.get(self.game, ()))
+        opts[name] = value
+        per_game[self.game] = tuple(sorted(opts.items()))
+        return replace(self, options=tuple(sorted(per_game.items())))
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON object of the choices (what ``load`` reads back)."""
+        return {
+            "game": self.game,
+            "kinds": list(self.kinds),
+            "first": self.first,
+            "options": {g: dict(o) for g, o in self.options},
+        }
+
+    @classmethod
+    def from_json(cls, obj: Any) -> LobbyChoices:
+        """Read choices saved by :meth:`to_json`; raises ``ValueError`` naming the bad key."""
+        if not isinstance(obj, dict):
+            raise ValueError("lobby choices: expected a JSON object")
+        game = obj.get("game", "riiing")
+        if game not in GAME_TITLES:
+            raise ValueError(f"lobby choices: unknown game {game!r}")
+        kinds = obj.get("kinds", [])
+        if (
+            not isinstance(kinds, list)
+            or not 2 <= len(kinds) <= 6
+            or any(k not in KINDS for k in kinds)
+        ):
+            raise ValueError("lobby choices: 'kinds' must list 2 to 6 of human/computer")
+        first = obj.get("first", 0)
+        if not isinstance(first, int) or not 0 <= first < len(kinds):
+            raise ValueError("lobby choices: 'first' is not a seat")
+        options: list[tuple[str, tuple[tuple[str, int | bool], ...]]] = []
+        raw_opts = obj.get("options", {})
+        if not isinstance(raw_opts, dict):
+            raise ValueError("lobby choices: 'options' must be an object")
+        for g, opts in raw_opts.items():
+            if g not in GAME_OPTIONS or not isinstance(opts, dict):
+                raise ValueError(f"lobby choices: bad options for {g!r}")
+            allowed = {o.name: o.values for o in GAME_OPTIONS[g]}
+            for k, v in opts.items():
+                if k not in allowed or v not in allowed[k]:
+                    raise ValueError(f"lobby choices: option {g}.{k} = {v!r} is not offered")
+            options.append((g, tuple(sorted(opts.items()))))
+        return cls(game, tuple(kinds), tuple(sorted(options)), first)
+
+
+def load_choices(path: Path | None) -> tuple[LobbyChoices, str | None]:
+    """The saved choices at ``path`` (defaults if missing), plus a one-line warning when
+    the file exists but cannot be used (it is then ignored, never fatal)."""
+    if path is None or not path.exists():
+        return LobbyChoices(), None
+    try:
+        return LobbyChoices.from_json(json.loads(path.read_text(encoding="utf-8"))), None
+    except (OSError, ValueError) as err:
+        return LobbyChoices(), f"{path}: {err}; using defaults"
+
+
+@dataclass
+class Lobby:
+    """The lobby menu's state: the choices and the highlighted row."""
+
+    choices: LobbyChoices = field(default_factory=LobbyChoices)
+    cursor: int = 0
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """``(key, label, value)`` per row; ``key`` says what the row changes."""
+        c = self.choices
+        rows = [("game", "Game", GAME_TITLES[c.game]), ("seats", "Seats", str(len(c.kinds)))]
+        for i, kind in enumerate(c.kinds):
+            rows.append((f"kind:{i}", f"Seat {i + 1}", kind))
+        if c.game == "right-on-time":
+            rows.append(("first", "Opens (oldest)", f"Seat {c.first + 1}"))
+        values = c.game_options()
+        for opt in GAME_OPTIONS[c.game]:
+            v = values[opt.name]
+            shown = ("on" if v else "off") if isinstance(v, bool) else str(v)
+            rows.append((f"opt:{opt.name}", opt.label, shown))
+        rows.append(("start", "START", ""))
+        return rows
+
+    def model(self, hint: str) -> LobbyModel:
+        """The lobby as the table display draws it."""
+        rows = self.rows()
+        self.cursor = min(self.cursor, len(rows) - 1)
+        return LobbyModel(tuple((label, value) for _, label, value in rows), self.cursor, hint)
+
+    def move(self, step: int) -> None:
+        """Move the highlight by ``step`` rows, wrapping around."""
+        self.cursor = (self.cursor + step) % len(self.rows())
+
+    def change(self, step: int) -> bool:
+        """Step the highlighted value by ``step`` (+1 SELECT, -1 BACK); returns True when
+        the highlighted row is START and ``step`` is +1 (the caller starts the game)."""
+        key = self.rows()[self.cursor][0]
+        c = self.choices
+        if key == "start":
+            return step > 0
+        if key == "game":
+            games = list(GAME_TITLES)
+            c = replace(c, game=games[(games.index(c.game) + step) % len(games)])
+        elif key == "seats":
+            n = (len(c.kinds) - 2 + step) % 5 + 2
+            kinds = (c.kinds + ("computer",) * 6)[:n]
+            c = replace(c, kinds=kinds, first=min(c.first, n - 1))
+        elif key.startswith("kind:"):
+            i = int(key[5:])
+            kinds = list(c.kinds)
+            kinds[i] = KINDS[(KINDS.index(kinds[i]) + step) % len(KINDS)]
+            c = replace(c, kinds=tuple(kinds))
+        elif key == "first":
+            c = replace(c, first=(c.first + step) % len(c.kinds))
+        elif key.startswith("opt:"):
+            name = key[4:]
+            opt = next(o for o in GAME_OPTIONS[c.game] if o.name == name)
+            cur = c.game_options()[name]
+            idx = opt.values.index(cur) if cur in opt.values else 0
+            c = c.with_option(name, opt.values[(idx + step) % len(opt.values)])
+        self.choices = c
+        return False
+
+
+def seat_kinds_text(kinds: Sequence[str]) -> str:
+    """``"H C C"``-style summary of seat kinds for logs."""
+    return " ".join("H" if k == "human" else "C" for k in kinds)

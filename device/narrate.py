@@ -1,0 +1,96 @@
+"""Engine events as short words for the table's top strip ("Seat 4 drew").
+
+Public information only: a draw says how many cards, never which.  Seats are named for
+people, from 1 (seat 0 is "Seat 1").  Each game has a function from one event to a line
+or ``None`` (an event not worth a line, e.g. a reshuffle inside a draw).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from engine.core import Event
+
+SYMBOL_WORDS = {"A": "ALARM", "S": "SOAP", "C": "COFFEE", "T": "TOAST", "P": "PHONE"}
+"""Riiing! symbol letters as the words people read (RI-1.1)."""
+
+
+def seat_name(seat: int) -> str:
+    """``"Seat 3"`` for seat index 2: people count from 1."""
+    return f"Seat {seat + 1}"
+
+
+def riiing_card_words(code: str) -> str:
+    """A Riiing! front in words: ``"7C/>"`` -> ``"7 COFFEE"``, ``"!T/E"`` -> ``"TOAST!"``,
+    ``"P/{1,4,7}"`` -> ``"PHONE"`` (RI-1.1)."""
+    front = code.split("/", 1)[0]
+    if front == "P":
+        return "PHONE"
+    if front.startswith("!"):
+        return SYMBOL_WORDS.get(front[1:], front) + "!"
+    return f"{front[:-1]} {SYMBOL_WORDS.get(front[-1:], front[-1:])}"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def narrate_riiing(ev: Event) -> str | None:
+    """One line for a Riiing! event, or ``None`` (see ``engine.riiing`` event kinds)."""
+    who = seat_name(ev.seat) if ev.seat is not None else ""
+    if ev.kind == "play":
+        return f"{who} laid {riiing_card_words(ev.cards[0])}" if ev.cards else f"{who} laid"
+    if ev.kind == "draw":
+        return f"{who} drew {_count(len(ev.cards), 'card')}"
+    if ev.kind == "take":
+        return f"{who} took {_count(len(ev.cards), 'card')}"
+    if ev.kind == "falseslap":
+        return f"{who} slapped too early: +{_count(len(ev.cards), 'card')}"
+    if ev.kind == "timeout":
+        return "Nobody slapped in time"
+    if ev.kind == "window":
+        return f"RIIING! {SYMBOL_WORDS.get(str(ev.value), ev.value)}: SLAP!"
+    if ev.kind == "win":
+        return f"{who} has no cards left: {who} WINS!"
+    return None
+
+
+def narrate_right_on_time(ev: Event) -> str | None:
+    """One line for a Right on Time event, or ``None`` (see ``engine.right_on_time``)."""
+    who = seat_name(ev.seat) if ev.seat is not None else ""
+    if ev.kind == "play":
+        return f"{who} laid {' '.join(ev.cards)}"
+    if ev.kind == "effect_up":
+        return f"Du bist! {who} is up"
+    if ev.kind == "effect_draw":
+        return f"Ziehen! {who} draws a card"
+    if ev.kind == "show":
+        return f"{who} cannot lay: shows {' '.join(ev.cards)} and draws"
+    if ev.kind == "out":
+        return f"{who} is out"
+    if ev.kind == "bonus":
+        return f"{who} gets a bonus card"
+    if ev.kind == "swap":
+        return f"{who} swapped in a bonus card"
+    if ev.kind == "round":
+        return f"{who} wins round {ev.value}!"
+    if ev.kind == "match":
+        return f"{who} WINS THE MATCH!"
+    return None
+
+
+NARRATORS: dict[str, Callable[[Event], str | None]] = {
+    "riiing": narrate_riiing,
+    "right-on-time": narrate_right_on_time,
+}
+
+
+def narrate(game: str, events: Sequence[Event]) -> str | None:
+    """The most telling line of one action's events (the last one that has words)."""
+    fn = NARRATORS[game]
+    line = None
+    for ev in events:
+        text = fn(ev)
+        if text:
+            line = text
+    return line
