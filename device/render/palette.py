@@ -1,0 +1,100 @@
+"""Colours of the table display: the Okabe-Ito colour-blind-safe palette and its uses.
+
+``design/screens.md``: symbols differ by shape first and colour second; every seat has a
+colour and a number used everywhere.  Colours are ``(r, g, b)`` tuples of ints 0-255.
+The contrast helpers follow WCAG 2.x (relative luminance, contrast ratio 1.0-21.0).
+"""
+
+from __future__ import annotations
+
+Colour = tuple[int, int, int]
+"""An opaque RGB colour, each channel 0-255."""
+
+# The eight Okabe-Ito colours (Okabe & Ito 2008, "Color Universal Design").
+BLACK: Colour = (0, 0, 0)
+ORANGE: Colour = (230, 159, 0)
+SKY_BLUE: Colour = (86, 180, 233)
+BLUISH_GREEN: Colour = (0, 158, 115)
+YELLOW: Colour = (240, 228, 66)
+BLUE: Colour = (0, 114, 178)
+VERMILLION: Colour = (213, 94, 0)
+REDDISH_PURPLE: Colour = (204, 121, 167)
+
+SEAT_COLOURS: tuple[Colour, ...] = (
+    ORANGE,
+    SKY_BLUE,
+    BLUISH_GREEN,
+    YELLOW,
+    REDDISH_PURPLE,
+    VERMILLION,
+)
+"""Seat s's colour is ``SEAT_COLOURS[s % 6]`` (6 seats at most, RI-2.4, RT-2.5).  Okabe-Ito
+blue is left out: it is too dark on the table's dark background."""
+
+SYMBOL_COLOURS: dict[str, Colour] = {
+    "A": VERMILLION,  # alarm clock
+    "S": BLUE,  # soap
+    "C": BLUISH_GREEN,  # coffee
+    "T": ORANGE,  # toast
+    "P": BLACK,  # phone
+}
+"""Riiing! symbol code (``design/notation.md``: A S C T, and P for the Phone) -> colour."""
+
+SYMBOL_NAMES: dict[str, str] = {
+    "A": "ALARM CLOCK",
+    "S": "SOAP",
+    "C": "COFFEE",
+    "T": "TOAST",
+    "P": "PHONE",
+}
+"""Riiing! symbol code -> the word shown beside it."""
+
+# Surfaces of the table display.
+BACKGROUND: Colour = (22, 26, 34)
+"""The table's dark slate; letterbox bars are :data:`BLACK`."""
+PANEL: Colour = (40, 46, 58)
+"""Seat badges and info panels."""
+PANEL_DIM: Colour = (30, 34, 42)
+"""A seat that is out of the round."""
+PAPER: Colour = (250, 246, 234)
+"""Card faces."""
+INK: Colour = (18, 18, 22)
+"""Text and numbers on paper."""
+TEXT: Colour = (240, 240, 240)
+"""Text on the dark background."""
+TEXT_DIM: Colour = (150, 156, 168)
+"""Secondary text on the dark background."""
+CARD_BACK: Colour = (52, 62, 120)
+"""The back of a card (hand fans, the draw pile)."""
+ALERT: Colour = VERMILLION
+"""Error banners and unplugged marks."""
+HIGHLIGHT: Colour = (255, 255, 255)
+"""The turn marker."""
+
+
+def seat_colour(seat: int) -> Colour:
+    """Return seat ``seat``'s colour (``seat``: 0-based seat number; any int wraps)."""
+    return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+
+def relative_luminance(colour: Colour) -> float:
+    """WCAG relative luminance of ``colour``: 0.0 (black) .. 1.0 (white)."""
+
+    def channel(c: int) -> float:
+        v = c / 255.0
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a: Colour, b: Colour) -> float:
+    """WCAG contrast ratio of two colours: 1.0 (same) .. 21.0 (black on white)."""
+    la, lb = relative_luminance(a), relative_luminance(b)
+    hi, lo = max(la, lb), min(la, lb)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def text_on(colour: Colour) -> Colour:
+    """The text colour (:data:`INK` or :data:`TEXT`) that reads best on ``colour``."""
+    return INK if contrast_ratio(INK, colour) >= contrast_ratio(TEXT, colour) else TEXT
