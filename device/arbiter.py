@@ -19,22 +19,23 @@ How the device loop drives one window (the loop owns the arbiter; one thread)::
     ...wait(arb.next_deadline_ns())...  # block until the settle time (or a stuck check) ends
     arb.window_closed(now)              # `slap s` or `timeout` was applied
 
+Input: debounced edges, as :class:`drivers.slap.SlapButtons` posts them (presses and
+releases of a seat alternate; a bounce burst is one press, stamped with its first edge,
+architecture 5).  Debouncing is the driver's job and is not repeated here.
+
 Rules, in the order ``press`` applies them:
 
-1. A press edge within ``lockout_ns`` (default 30 ms) after the same seat's last counted
-   press or its last release is a bounce (:attr:`Verdict.BOUNCE`): a bounce burst never
-   makes a second press, and a button bouncing across ``t0`` cannot win.
-2. A seat reported stuck (held down longer than ``stuck_ns``, default 3 s) is ignored until
+1. A seat reported stuck (held down longer than ``stuck_ns``, default 3 s) is ignored until
    :meth:`SlapArbiter.release` is called for it (:attr:`Verdict.STUCK`).
-3. With no engine window open: a press whose timestamp lies inside a window that has closed
+2. With no engine window open: a press whose timestamp lies inside a window that has closed
    since is ignored (:attr:`Verdict.LATE`: its callback arrived late); any other press is a
    false slap (:attr:`Verdict.FALSE_SLAP`: the device applies the engine's ``falseslap s``
    when a game is being played and the option allows it, RI-6.5).
-4. With an engine window open: a press from before the window opened is ignored
+3. With an engine window open: a press from before the window opened is ignored
    (:attr:`Verdict.EARLY`), one from before the flip too (:attr:`Verdict.BEFORE_FLIP`: the
    reverse was not visible yet).  Only a fresh press edge with ``t_ns >= t0`` from an
    eligible seat counts (:attr:`Verdict.CONTENDER`); a held button makes no fresh edge.
-5. The first contender starts the settle time (``settle_ns``, default 5 ms, on the loop
+4. The first contender starts the settle time (``settle_ns``, default 5 ms, on the loop
    clock) so callbacks from other lines and threads arrive; when it has passed, ``poll``
    decides: the earliest timestamp wins, even one that arrived later than another seat's.
    Equal timestamps are a tie broken by the injected device RNG (``rng.randrange``); the
@@ -56,14 +57,11 @@ Seat = int
 SETTLE_NS = 5_000_000
 """Default settle time after the first valid press: 5 ms (architecture "Slap arbitration" 3)."""
 
-LOCKOUT_NS = 30_000_000
-"""Default bounce lockout after a press or release edge: 30 ms (architecture 5)."""
-
 STUCK_NS = 3_000_000_000
 """Default hold time after which a button is reported stuck: 3 s (architecture 5)."""
 
 CLOSED_WINDOWS_KEPT = 8
-"""How many closed windows are remembered to recognise a late callback (rule 3)."""
+"""How many closed windows are remembered to recognise a late callback (rule 2)."""
 
 
 class SlapPress(Protocol):
@@ -97,7 +95,6 @@ class Verdict(Enum):
     LATE = "pressed during a window that has closed since (late callback): ignored"
     DECIDED = "the window was already decided: ignored"
     REPEAT = "this seat already pressed in this window: ignored"
-    BOUNCE = "bounce within the lockout after this seat's last edge: ignored"
     STUCK = "this seat's button is stuck (held too long): ignored until released"
     NOT_ELIGIBLE = "this seat cannot win this window (e.g. a computer player, RI-2.3): ignored"
     UNKNOWN_SEAT = "no such seat at this table: ignored"
@@ -221,8 +218,6 @@ class ReplayMismatchError(ValueError):
 class _Button:
     """What the arbiter knows about one seat's button (times in CLOCK_MONOTONIC ns)."""
 
-    last_press_ns: int | None = None
-    last_release_ns: int | None = None
     down_since_ns: int | None = None
     stuck: bool = False
 
@@ -244,7 +239,7 @@ class SlapArbiter:
 
     ``seats``: how many seats the table has (1..); ``rng``: the device's own seeded
     ``random.Random`` (architecture 7), used only to break ties; ``settle_ns``,
-    ``lockout_ns``, ``stuck_ns``: durations in ns (defaults 5 ms, 30 ms, 3 s).  Raises
+    ``stuck_ns``: durations in ns (defaults 5 ms, 3 s).  Raises
     ``ValueError`` for a seat count below 1 or a negative duration.  See the module
     docstring for the rules and the calling order.
     """
@@ -255,14 +250,12 @@ class SlapArbiter:
         rng: random.Random,
         *,
         settle_ns: int = SETTLE_NS,
-        lockout_ns: int = LOCKOUT_NS,
         stuck_ns: int = STUCK_NS,
     ) -> None:
         if seats < 1:
             raise ValueError(f"slap arbiter: seats must be at least 1, got {seats}")
         for name, value in (
             ("settle_ns", settle_ns),
-            ("lockout_ns", lockout_ns),
             ("stuck_ns", stuck_ns),
         ):
             if value < 0:
@@ -270,7 +263,6 @@ class SlapArbiter:
         self.seats = seats
         self.rng = rng
         self.settle_ns = settle_ns
-        self.lockout_ns = lockout_ns
         self.stuck_ns = stuck_ns
         self._buttons = [_Button() for _ in range(seats)]
         self._window: _Window | None = None
@@ -348,13 +340,8 @@ class SlapArbiter:
         if not 0 <= seat < self.seats:
             return Verdict.UNKNOWN_SEAT
         button = self._buttons[seat]
-        if self._is_bounce(button, t):
-            if button.down_since_ns is None:
-                button.down_since_ns = t
-            return Verdict.BOUNCE
         if button.stuck:
             return Verdict.STUCK
-        button.last_press_ns = t
         button.down_since_ns = t
         w = self._window
         if w is None:
@@ -381,14 +368,14 @@ class SlapArbiter:
     def release(self, seat: Seat, t_ns: int) -> bool:
         """Seat ``seat``'s button was released at ``t_ns`` (edge time, CLOCK_MONOTONIC ns).
 
-        Feed every release edge (a computer player's virtual press too), or the seat is
+        Feed every release (those :meth:`drivers.slap.SlapButtons.settle` posts late
+        included, and one after each computer player's virtual press), or the seat is
         reported stuck after ``stuck_ns``.  Returns True if the seat was stuck and no
         longer is (the device clears the TV notice).  An unknown seat returns False.
         """
         if not 0 <= seat < self.seats:
             return False
         button = self._buttons[seat]
-        button.last_release_ns = t_ns
         button.down_since_ns = None
         if button.stuck:
             button.stuck = False
@@ -465,14 +452,6 @@ class SlapArbiter:
         return remade
 
     # --- internals --------------------------------------------------------------------
-
-    def _is_bounce(self, button: _Button, t_ns: int) -> bool:
-        """True if ``t_ns`` lies within the lockout after the last counted press or the
-        last release of this button."""
-        return any(
-            edge is not None and abs(t_ns - edge) < self.lockout_ns
-            for edge in (button.last_press_ns, button.last_release_ns)
-        )
 
     def _decide(self, contenders: Mapping[Seat, int], t0_ns: int) -> SlapDecision:
         """The earliest timestamp wins; equal timestamps drawn with ``rng.randrange``."""

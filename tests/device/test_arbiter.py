@@ -124,40 +124,6 @@ def test_held_button_pressed_before_t0_cannot_win() -> None:
     assert arb.next_deadline_ns() == OPEN + 5 * MS + 3_000 * MS, "only the stuck check is due"
 
 
-def test_bounce_across_t0_cannot_win() -> None:
-    """A press just before t0 whose bounce burst crosses t0 does not count as a fresh edge."""
-    arb = open_window()
-    assert arb.press(Press(0, T0 - 400_000), T0 + MS) is Verdict.BEFORE_FLIP
-    arb.release(0, T0 - 300_000)
-    assert arb.press(Press(0, T0 + 200_000), T0 + MS) is Verdict.BOUNCE
-    arb.release(0, T0 + 500_000)
-    assert arb.press(Press(0, T0 + 700_000), T0 + MS) is Verdict.BOUNCE
-    assert not arb.pending
-    assert arb.next_deadline_ns() == T0 + 700_000 + 3_000 * MS, "held: only the stuck check"
-    assert arb.poll(T0 + 1_000 * MS) is None
-
-
-def test_bounce_burst_gives_one_press() -> None:
-    """A sub-millisecond bounce burst outside a window is one false slap, not several."""
-    arb = SlapArbiter(2, random.Random(0))
-    t = 50 * MS
-    verdicts = [arb.press(Press(1, t), t + MS)]
-    for k in range(1, 6):
-        arb.release(1, t + k * 150_000 - 50_000)
-        verdicts.append(arb.press(Press(1, t + k * 150_000), t + MS))
-    assert verdicts == [Verdict.FALSE_SLAP] + [Verdict.BOUNCE] * 5
-
-
-def test_release_bounce_is_not_a_new_press() -> None:
-    """An edge chattering just after a release is a bounce, and a real re-press counts."""
-    arb = SlapArbiter(2, random.Random(0))
-    assert arb.press(Press(0, 100 * MS), 101 * MS) is Verdict.FALSE_SLAP
-    arb.release(0, 200 * MS)
-    assert arb.press(Press(0, 200 * MS + 300_000), 201 * MS) is Verdict.BOUNCE
-    arb.release(0, 200 * MS + 600_000)
-    assert arb.press(Press(0, 400 * MS), 401 * MS) is Verdict.FALSE_SLAP
-
-
 def test_press_before_flip_is_neither_win_nor_false_slap_while_window_open() -> None:
     """Inside an engine window: pressed before it opened or before the flip -> ignored."""
     arb = SlapArbiter(3, random.Random(2))
