@@ -1,0 +1,118 @@
+""":class:`RiiingGame`: the Riiing! rules object of the ``engine.core.Game`` protocol.
+
+>>> game = RiiingGame()
+>>> pos = game.new(3, seed=7)
+>>> [len(hand) for hand in pos.hands], len(pos.draw), len(pos.discard)
+([7, 7, 7], 74, 1)
+>>> game.position_json(pos)["options"]
+{'hand_size': 7, 'slap_timeout_s': 8, 'false_slap_penalty': 1, 'deck': ''}
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+from engine.core import Bot, Event, Game, LogLine, NotationError, OptionSpec, Outcome, Seat
+from engine.riiing import rules
+from engine.riiing.actions import TIMEOUT, RiiingAction
+from engine.riiing.bots import HeuristicBot, RandomBot
+from engine.riiing.position import (
+    GAME_NAME,
+    MAX_SEATS,
+    MIN_SEATS,
+    OPTION_SPECS,
+    RiiingOptions,
+    RiiingPosition,
+    position_from_json,
+    position_json,
+)
+from engine.riiing.view import RiiingView
+
+
+class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
+    """Riiing! (``rules/riiing.md``): 2-6 seats, options ``hand_size`` (7, RI-2.1),
+    ``slap_timeout_s`` (8, RI-6.4), ``false_slap_penalty`` (1, RI-6.5), ``deck`` ("",
+    RI-1.5); bots ``"random"`` and ``"heuristic"``.  Stateless: every method is pure."""
+
+    name: ClassVar[str] = GAME_NAME
+    min_seats: ClassVar[int] = MIN_SEATS
+    max_seats: ClassVar[int] = MAX_SEATS
+    options: ClassVar[tuple[OptionSpec, ...]] = OPTION_SPECS
+    bots: ClassVar[Mapping[str, type[Bot[Any, Any]]]] = {
+        "random": RandomBot,
+        "heuristic": HeuristicBot,
+    }
+
+    def new(
+        self, seats: int, seed: int, options: Mapping[str, object] | None = None, first: Seat = 0
+    ) -> RiiingPosition:
+        """A fresh position (RI-2, :func:`engine.riiing.rules.new_position`).  ``options``
+        are CLI/lobby strings or values; raises :class:`NotationError` naming a bad seat
+        count, seat, option or deck file."""
+        return rules.new_position(seats, seed, RiiingOptions.from_mapping(options), first)
+
+    def parse_position(self, obj: Mapping[str, Any]) -> RiiingPosition:
+        """Read and validate a JSON position object (RI-9); raises NotationError."""
+        return position_from_json(obj)
+
+    def position_json(self, pos: RiiingPosition) -> dict[str, Any]:
+        """The JSON object of ``pos``, fields in notation order, every option written."""
+        return position_json(pos)
+
+    def parse_action(self, text: str) -> RiiingAction:
+        """Read an action in its exact spelling; raises NotationError."""
+        return RiiingAction.parse(text)
+
+    def legal(self, pos: RiiingPosition) -> tuple[RiiingAction, ...]:
+        """Every legal action, sorted by text; never ``falseslap`` (RI-6.5)."""
+        return rules.legal(pos)
+
+    def apply(
+        self, pos: RiiingPosition, action: RiiingAction
+    ) -> tuple[RiiingPosition, tuple[Event, ...]]:
+        """Checked apply (``engine.riiing.rules``); raises IllegalActionError with the rule."""
+        return rules.apply(pos, action)
+
+    def view(self, pos: RiiingPosition, seat: Seat | None) -> RiiingView:
+        """What ``seat`` may know (``None``: the table); raises NotationError for a bad seat."""
+        return rules.view(pos, seat)
+
+    def outcome(self, pos: RiiingPosition) -> Outcome | None:
+        """``Outcome("empty hand", winner)`` once won (RI-7.1), else ``None``."""
+        return rules.outcome(pos)
+
+    def autoplay(
+        self, pos: RiiingPosition, bots: Sequence[Bot[Any, Any]], rng: random.Random
+    ) -> Iterator[tuple[LogLine, RiiingPosition, tuple[Event, ...]]]:
+        """Play ``pos`` to its end with ``bots[s]`` at seat ``s``.
+
+        Outside a window the seat to move's bot chooses from its view and the legal
+        actions.  In a window (RI-6.2) every bot samples ``reaction_ns()`` (seat 0 first);
+        the lowest slaps (log note ``"231 ms"``), equal lowest times are broken by
+        ``rng``, and if every time is above ``slap_timeout_s`` the device sends
+        ``timeout``.  Raises :class:`NotationError` if ``len(bots) != pos.seats``.
+        """
+        if len(bots) != pos.seats:
+            raise NotationError(f"autoplay: {len(bots)} bots for {pos.seats} seats")
+        limit_ns = pos.options.slap_timeout_s * 1_000_000_000
+        while pos.winner is None:
+            action: RiiingAction
+            if pos.window is not None:
+                times = [bot.reaction_ns() for bot in bots]
+                best = min(times)
+                if best > limit_ns:
+                    action, line = TIMEOUT, LogLine(None, str(TIMEOUT))
+                else:
+                    fastest = [seat for seat, t in enumerate(times) if t == best]
+                    seat = fastest[0] if len(fastest) == 1 else rng.choice(fastest)
+                    action = RiiingAction.slap(seat)
+                    line = LogLine(seat, str(action), f"{best // 1_000_000} ms")
+            else:
+                mover = pos.to_move
+                assert mover is not None  # a position without winner has a seat to move
+                action = bots[mover].choose(rules.view(pos, mover), rules.legal(pos))
+                line = LogLine(mover, str(action))
+            pos, events = rules.apply(pos, action)
+            yield line, pos, events

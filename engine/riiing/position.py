@@ -1,0 +1,335 @@
+"""Riiing! positions: the frozen value and its JSON notation (``design/notation.md``).
+
+Field order of the JSON object (kept by :func:`position_json`): ``game``, ``seats``,
+``options``, ``hands``, ``draw`` (top first), ``discard`` (bottom first), ``to_move``,
+``seed``, ``demand`` (``null``, ``{"symbol": "T"}`` or ``{"phones": 2}``), ``window``
+(``null`` or a symbol), ``winner``.  On input ``options`` may be omitted or partial
+(defaults fill in) and ``demand``, ``window``, ``winner`` may be omitted (``null``); every
+other field is required, and an unknown field or option is an error.  Malformed positions
+(RI-9) raise :class:`NotationError` naming the field.
+
+>>> text = ('{"game": "riiing", "seats": 2, "hands": [["7C/>"], ["P/E", "!T/~"]], '
+...         '"draw": ["3S/<"], "discard": ["8A/E"], "to_move": 1, "seed": 5}')
+>>> pos = RiiingPosition.parse(text)
+>>> pos.hands[1], pos.options.hand_size, pos.demand
+((RiiingCard(front='P', back='E'), RiiingCard(front='!T', back='~')), 7, None)
+>>> RiiingPosition.parse(str(pos)) == pos
+True
+>>> RiiingPosition.parse(text.replace('"8A/E"', ''))
+Traceback (most recent call last):
+...
+engine.core.NotationError: position field 'discard': empty (RI-9)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+from engine.core import NotationError, OptionSpec, OptionValue, Seat, parse_options
+from engine.riiing.cards import SYMBOLS, RiiingCard
+
+GAME_NAME = "riiing"
+"""The registry name and the JSON ``game`` value."""
+
+MIN_SEATS, MAX_SEATS = 2, 6
+"""Seat counts (RI-2.4)."""
+
+OPTION_SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec("hand_size", 7, "RI-2.1", "cards dealt to each seat"),
+    OptionSpec("slap_timeout_s", 8, "RI-6.4", "seconds a RIIING! window stays open"),
+    OptionSpec("false_slap_penalty", 1, "RI-6.5", "cards a false slap draws; 0 = off"),
+    OptionSpec("deck", "", "RI-1.5", "deck file path; empty = the bundled 96-card deck"),
+)
+"""The rule options, in ``position_json`` order."""
+
+FIELDS = (
+    "game", "seats", "options", "hands", "draw", "discard", "to_move", "seed",
+    "demand", "window", "winner",
+)  # fmt: skip
+"""The JSON fields in notation order."""
+
+
+@dataclass(frozen=True, slots=True)
+class RiiingOptions:
+    """The rule options of a position (``OPTION_SPECS``): ``hand_size`` (cards, >= 1,
+    RI-2.1), ``slap_timeout_s`` (seconds, >= 1, RI-6.4), ``false_slap_penalty`` (cards,
+    >= 0, RI-6.5), ``deck`` (file path, ``""`` = bundled deck, RI-1.5).
+
+    Raises :class:`NotationError` naming the option for an out-of-range value.
+    """
+
+    hand_size: int = 7
+    slap_timeout_s: int = 8
+    false_slap_penalty: int = 1
+    deck: str = ""
+
+    def __post_init__(self) -> None:
+        for spec, low in (
+            (OPTION_SPECS[0], 1),
+            (OPTION_SPECS[1], 1),
+            (OPTION_SPECS[2], 0),
+        ):
+            value = getattr(self, spec.name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise NotationError(
+                    f"option {spec.name}: expected a whole number >= {low}, got {value!r}",
+                    spec.rule,
+                )
+        if not isinstance(self.deck, str):
+            raise NotationError(f"option deck: expected a file path, got {self.deck!r}", "RI-1.5")
+
+    @staticmethod
+    def from_mapping(raw: Mapping[str, object] | None) -> RiiingOptions:
+        """Options from CLI/lobby strings or JSON values, defaults filled in; raises
+        :class:`NotationError` naming an unknown option or a bad value."""
+        values: dict[str, OptionValue] = parse_options(OPTION_SPECS, raw)
+        return RiiingOptions(
+            hand_size=int(values["hand_size"]),
+            slap_timeout_s=int(values["slap_timeout_s"]),
+            false_slap_penalty=int(values["false_slap_penalty"]),
+            deck=str(values["deck"]),
+        )
+
+    def as_dict(self) -> dict[str, OptionValue]:
+        """Every option value by name, in ``OPTION_SPECS`` order."""
+        return {spec.name: getattr(self, spec.name) for spec in OPTION_SPECS}
+
+
+@dataclass(frozen=True, slots=True)
+class Demand:
+    """A pending demand or phone chain, exactly one of: ``symbol`` (the seat to move must
+    play that symbol, RI-5.3) or ``phones`` (a chain of that many Phones, >= 1, RI-5.4).
+
+    >>> Demand("T"), Demand(phones=2).as_json()
+    (Demand(symbol='T', phones=0), {'phones': 2})
+    """
+
+    symbol: str | None = None
+    phones: int = 0
+
+    def __post_init__(self) -> None:
+        if (self.symbol is None) == (self.phones == 0) or (
+            self.symbol is not None and self.symbol not in SYMBOLS
+        ):
+            raise NotationError(
+                f"demand: expected a symbol (A S C T) or phones >= 1, got {self.as_json()}", "RI-9"
+            )
+
+    def as_json(self) -> dict[str, str | int]:
+        """``{"symbol": "T"}`` or ``{"phones": k}``."""
+        if self.symbol is not None:
+            return {"symbol": self.symbol}
+        return {"phones": self.phones}
+
+
+@dataclass(frozen=True, slots=True)
+class RiiingPosition:
+    """Everything needed to continue a game (``design/notation.md``).
+
+    - ``seats``: 2-6; ``options``: :class:`RiiingOptions`
+    - ``hands``: per seat, cards in hand order (RI-8.4)
+    - ``draw``: draw pile, top first; its top card's back is the condition (RI-3.1)
+    - ``discard``: discard pile, bottom first; the last card is the last card played
+    - ``to_move``: the seat to move (kept while a window is open), ``None`` once won
+    - ``seed``: the RNG state for the next shuffle (``engine.core.shuffle``)
+    - ``demand``: pending :class:`Demand` or ``None`` (authoritative, RI-5.5)
+    - ``window``: the symbol of the open RIIING! window or ``None`` (RI-6.2)
+    - ``winner``: the winning seat or ``None`` (RI-7.1)
+
+    Construct through ``RiiingGame.new``, :meth:`parse` or :func:`position_from_json`,
+    which validate (RI-9); the constructor itself trusts its fields.  ``str(pos)`` is the
+    position's JSON text on one line; ``RiiingPosition.parse(str(pos)) == pos``.
+    """
+
+    seats: int
+    options: RiiingOptions
+    hands: tuple[tuple[RiiingCard, ...], ...]
+    draw: tuple[RiiingCard, ...]
+    discard: tuple[RiiingCard, ...]
+    to_move: Seat | None
+    seed: int
+    demand: Demand | None = None
+    window: str | None = None
+    winner: Seat | None = None
+
+    def __str__(self) -> str:
+        return json.dumps(position_json(self))
+
+    @staticmethod
+    def parse(text: str) -> RiiingPosition:
+        """Read a position from its JSON text; raises :class:`NotationError`."""
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise NotationError(f"position: not JSON ({err.msg} at line {err.lineno})") from None
+        if not isinstance(obj, dict):
+            raise NotationError("position: expected a JSON object")
+        return position_from_json(obj)
+
+    def cards(self) -> list[RiiingCard]:
+        """Every card the position holds: hands (seat 0 first), draw, discard (RI-8.3)."""
+        out = [card for hand in self.hands for card in hand]
+        out.extend(self.draw)
+        out.extend(self.discard)
+        return out
+
+
+def position_json(pos: RiiingPosition) -> dict[str, Any]:
+    """The JSON object of ``pos``: every field in notation order, every option value."""
+    return {
+        "game": GAME_NAME,
+        "seats": pos.seats,
+        "options": pos.options.as_dict(),
+        "hands": [[str(card) for card in hand] for hand in pos.hands],
+        "draw": [str(card) for card in pos.draw],
+        "discard": [str(card) for card in pos.discard],
+        "to_move": pos.to_move,
+        "seed": pos.seed,
+        "demand": None if pos.demand is None else pos.demand.as_json(),
+        "window": pos.window,
+        "winner": pos.winner,
+    }
+
+
+def _bad(field: str, what: str, rule: str = "RI-9") -> NotationError:
+    return NotationError(f"position field {field!r}: {what}", rule)
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _cards(value: object, field: str) -> tuple[RiiingCard, ...]:
+    if not isinstance(value, list):
+        raise _bad(field, f"expected a list of card codes, got {value!r}")
+    out = []
+    for index, code in enumerate(value):
+        if not isinstance(code, str):
+            raise _bad(f"{field}[{index}]", f"expected a card code, got {code!r}")
+        try:
+            out.append(RiiingCard.parse(code))
+        except NotationError as err:
+            raise _bad(f"{field}[{index}]", err.message) from None
+    return tuple(out)
+
+
+def _seat_or_none(value: object, field: str, seats: int) -> Seat | None:
+    if value is None:
+        return None
+    if not _is_int(value):
+        raise _bad(field, f"expected a seat number or null, got {value!r}")
+    if not 0 <= value < seats:
+        raise _bad(field, f"seat {value} out of range 0..{seats - 1}")
+    return value
+
+
+def _options(value: object) -> RiiingOptions:
+    if value is None:
+        return RiiingOptions()
+    if not isinstance(value, dict):
+        raise _bad("options", f"expected an object, got {value!r}")
+    specs = {spec.name: spec for spec in OPTION_SPECS}
+    for key, raw in value.items():
+        spec = specs.get(key)
+        if spec is None:
+            known = ", ".join(sorted(specs))
+            raise _bad("options", f"unknown option {key!r} (known: {known})")
+        if type(raw) is not type(spec.default):
+            kind = "a string" if isinstance(spec.default, str) else "a whole number"
+            raise _bad(f"options.{key}", f"expected {kind}, got {raw!r}")
+    try:
+        return RiiingOptions.from_mapping(value)
+    except NotationError as err:
+        raise _bad("options", err.message) from None
+
+
+def _demand(value: object) -> Demand | None:
+    if value is None:
+        return None
+    if isinstance(value, dict) and len(value) == 1:
+        symbol = value.get("symbol")
+        phones = value.get("phones")
+        if isinstance(symbol, str) and symbol in SYMBOLS:
+            return Demand(symbol)
+        if _is_int(phones) and phones >= 1:
+            return Demand(phones=phones)
+    raise _bad("demand", f'expected null, {{"symbol": "A|S|C|T"}} or {{"phones": k >= 1}}, '
+               f"got {json.dumps(value)}")
+
+
+def position_from_json(obj: Mapping[str, Any]) -> RiiingPosition:
+    """Read and validate a JSON position object (RI-9).
+
+    Raises :class:`NotationError` naming the field for: a wrong ``game``, an unknown or
+    missing field, a wrong type, an invalid card code, an unknown option, a seat count
+    outside 2-6 (RI-2.4), a seat out of range, an empty discard pile, a reverse on top of
+    the draw pile with ``window`` null (unless won), a ``window`` that is not the symbol
+    of the reverse on top, ``to_move`` null with no ``winner``, and positions RI-7.1 rules
+    out (a winner with cards, a non-null ``to_move``/``window``/``demand`` after a win, an
+    empty hand with no winner).
+    """
+    unknown = [key for key in obj if key not in FIELDS]
+    if unknown:
+        raise _bad(str(unknown[0]), f"unknown field (known: {', '.join(FIELDS)})")
+    for key in ("game", "seats", "hands", "draw", "discard", "to_move", "seed"):
+        if key not in obj:
+            raise _bad(key, "missing")
+    if obj["game"] != GAME_NAME:
+        raise _bad("game", f"expected {GAME_NAME!r}, got {obj['game']!r}")
+    seats = obj["seats"]
+    if not _is_int(seats) or not MIN_SEATS <= seats <= MAX_SEATS:
+        raise NotationError(
+            f"position field 'seats': expected {MIN_SEATS}..{MAX_SEATS}, got {seats!r}", "RI-2.4"
+        )
+    options = _options(obj.get("options"))
+    hands_raw = obj["hands"]
+    if not isinstance(hands_raw, list) or len(hands_raw) != seats:
+        raise _bad("hands", f"expected a list of {seats} hands")
+    hands = tuple(_cards(hand, f"hands[{i}]") for i, hand in enumerate(hands_raw))
+    draw = _cards(obj["draw"], "draw")
+    discard = _cards(obj["discard"], "discard")
+    if not discard:
+        raise _bad("discard", "empty")
+    seed = obj["seed"]
+    if not _is_int(seed):
+        raise _bad("seed", f"expected an integer, got {seed!r}")
+    to_move = _seat_or_none(obj["to_move"], "to_move", seats)
+    winner = _seat_or_none(obj.get("winner"), "winner", seats)
+    demand = _demand(obj.get("demand"))
+    window = obj.get("window")
+    if window is not None and window not in SYMBOLS:
+        raise _bad("window", f"expected null or a symbol A S C T, got {window!r}")
+    reverse = draw[0].reverse if draw else None
+    if winner is None:
+        if to_move is None:
+            raise _bad("to_move", "null while there is no winner")
+        for seat, hand in enumerate(hands):
+            if not hand:
+                raise _bad(f"hands[{seat}]", "empty while there is no winner", "RI-7.1")
+        if reverse is not None and window is None:
+            raise _bad("window", f"null while the reverse {draw[0]} is on top of the draw pile")
+    else:
+        if hands[winner]:
+            raise _bad("winner", f"seat {winner} still holds cards", "RI-7.1")
+        for key, value in (("to_move", to_move), ("window", window), ("demand", demand)):
+            if value is not None:
+                raise _bad(key, "must be null once the game is won", "RI-7.1")
+    if window is not None and window != reverse:
+        on_top = f"the top card is {draw[0]}" if draw else "the draw pile is empty"
+        raise _bad("window", f"{window!r} is not the symbol of a reverse on top ({on_top})")
+    return RiiingPosition(
+        seats=seats,
+        options=options,
+        hands=hands,
+        draw=draw,
+        discard=discard,
+        to_move=to_move,
+        seed=seed,
+        demand=demand,
+        window=window,
+        winner=winner,
+    )
+
