@@ -1,0 +1,134 @@
+"""Slap arbitration through gpiozero: MockFactory pins with chosen edge ticks ->
+drivers.slap.SlapButtons (Press/Release, debounce) -> SlapArbiter (architecture "Slap
+arbitration" 2, 3, 5, 6)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from device.arbiter import SlapArbiter, SlapDecision, Verdict
+from drivers.gpio import edge, mock_pin_factory
+from drivers.slap import Press, Release, SlapButtons
+
+MS = 1_000_000
+US = 1_000
+OPEN = 5_000 * MS  # the engine applied the action that shows a reverse (loop clock)
+T0 = OPEN + 17 * MS  # the frame showing it was flipped
+PINS = {0: 17, 1: 27, 2: 22}
+
+
+class Rig:
+    """Three slap buttons on a MockFactory, their posted events and an arbiter."""
+
+    def __init__(self, factory: Any, buttons: SlapButtons, events: list[object]) -> None:
+        self.factory = factory
+        self.buttons = buttons
+        self.events = events
+        self.arbiter = SlapArbiter(len(PINS), random.Random(11))
+
+    def edge(self, seat: int, pressed: bool, t_ns: int) -> None:
+        """Drive seat ``seat``'s line at edge time ``t_ns`` (handlers run now, in order)."""
+        edge(self.factory, PINS[seat], pressed, t_ns)
+
+    def feed(self, now_ns: int) -> list[tuple[int, Verdict]]:
+        """Hand every posted event to the arbiter as the device loop would, at ``now_ns``;
+        returns (seat, verdict) per press."""
+        verdicts = []
+        for event in self.events:
+            if isinstance(event, Press):
+                verdicts.append((event.seat, self.arbiter.press(event, now_ns)))
+            elif isinstance(event, Release):
+                self.arbiter.release(event.seat, event.t_ns)
+        self.events.clear()
+        return verdicts
+
+    def decide(self) -> SlapDecision:
+        """Poll at the arbiter's deadline; a decision must be due there."""
+        deadline = self.arbiter.next_deadline_ns()
+        assert deadline is not None
+        decision = self.arbiter.poll(deadline)
+        assert decision is not None
+        return decision
+
+
+@pytest.fixture
+def rig() -> Iterator[Rig]:
+    """A fresh rig; the buttons are closed afterwards (no global pin factory is touched)."""
+    factory = mock_pin_factory()
+    events: list[object] = []
+    with SlapButtons(PINS, events.append, pin_factory=factory) as buttons:
+        yield Rig(factory, buttons, events)
+    factory.reset()
+
+
+def bounce(rig: Rig, seat: int, t_ns: int) -> None:
+    """A press with a sub-millisecond bounce burst: down, up, down, up, down within 0.8 ms."""
+    for k, pressed in enumerate((True, False, True, False, True)):
+        rig.edge(seat, pressed, t_ns + k * 200 * US)
+
+
+def test_earliest_edge_wins_though_its_callback_ran_last(rig: Rig) -> None:
+    """Seat 2's edge is delivered first, seat 1's earlier edge (bouncing) after: seat 1 wins."""
+    arb = rig.arbiter
+    arb.engine_window_opened(OPEN)
+    arb.flipped(T0)
+    rig.edge(2, True, T0 + 212 * MS)
+    bounce(rig, 1, T0 + 209 * MS)
+    rig.edge(0, True, T0 + 215 * MS)
+    assert rig.events == [
+        Press(2, T0 + 212 * MS),
+        Press(1, T0 + 209 * MS),
+        Press(0, T0 + 215 * MS),
+    ], "one press per button; the bounce burst is stamped with its first edge"
+    verdicts = rig.feed(T0 + 216 * MS)
+    assert verdicts == [(2, Verdict.CONTENDER), (1, Verdict.CONTENDER), (0, Verdict.CONTENDER)]
+    decision = rig.decide()
+    assert (decision.seat, decision.reaction_ns, decision.tie) == (1, 209 * MS, False)
+
+
+def test_bounce_burst_outside_a_window_is_one_false_slap(rig: Rig) -> None:
+    """A bouncing press with no window open gives exactly one false slap (RI-6.5)."""
+    bounce(rig, 0, OPEN - 400 * MS)
+    assert rig.feed(OPEN - 399 * MS) == [(0, Verdict.FALSE_SLAP)]
+
+
+def test_button_bouncing_across_t0_cannot_win(rig: Rig) -> None:
+    """A press just before the flip whose bounces run past t0 makes no fresh edge."""
+    arb = rig.arbiter
+    arb.engine_window_opened(OPEN)
+    arb.flipped(T0)
+    bounce(rig, 2, T0 - 300 * US)
+    assert rig.feed(T0 + MS) == [(2, Verdict.BEFORE_FLIP)]
+    assert arb.poll(T0 + 500 * MS) is None and not arb.pending
+
+
+def test_held_button_wins_only_after_release_and_fresh_press(rig: Rig) -> None:
+    """Held down since before t0: no win; released and pressed again after t0: it counts."""
+    arb = rig.arbiter
+    arb.engine_window_opened(OPEN)
+    rig.edge(0, True, OPEN + 2 * MS)
+    arb.flipped(T0)
+    assert rig.feed(T0 + MS) == [(0, Verdict.BEFORE_FLIP)]
+    assert arb.poll(T0 + 900 * MS) is None
+    rig.edge(0, False, T0 + 950 * MS)
+    rig.edge(0, True, T0 + 1_100 * MS)
+    assert rig.feed(T0 + 1_101 * MS) == [(0, Verdict.CONTENDER)]
+    assert rig.decide().reaction_ns == 1_100 * MS
+
+
+def test_short_tap_is_not_reported_stuck(rig: Rig) -> None:
+    """A tap shorter than the lockout: the driver's settle posts the swallowed release, so
+    the arbiter has no stuck check pending."""
+    tap = OPEN - 800 * MS
+    rig.edge(1, True, tap)
+    rig.edge(1, False, tap + 20 * MS)
+    assert rig.feed(tap + 21 * MS) == [(1, Verdict.FALSE_SLAP)]
+    assert rig.arbiter.next_deadline_ns() == tap + 3_000 * MS
+    rig.buttons.settle(tap + 60 * MS)
+    rig.feed(tap + 60 * MS)
+    assert rig.arbiter.next_deadline_ns() is None
+    assert rig.arbiter.poll(tap + 4_000 * MS) is None and rig.arbiter.stuck == frozenset()
