@@ -1,0 +1,385 @@
+"""Draws a :class:`device.handheld.HandScreenModel` on a 128x64 1-bit hand screen.
+
+Layout (``design/screens.md``, hand screens), in pixels of the 128x64 frame:
+
+- rows 0-10: header — the seat number in an inverted box, whose turn (``YOUR TURN`` drawn
+  inverted), the condition in short at the right (``> 6``, ``TOAST!``, ``top 5``)
+- rows 11-52: the card strip — up to five 22x36 card tiles (pitch 24 px, from x = 4) with the
+  number in a large font and the Riiing! symbol as an 11x11 shape-coded glyph (alarm clock,
+  soap, coffee, toast, phone); the cursor tile inverted, a chosen tile raised 3 px, a 2 px
+  bar under every playable tile (rows 51-52), triangles at x 0-2 / 125-127 when the hand
+  scrolls.  A picker (Joker value, effect, target seat) or a banner (lobby, wake-up, game
+  over) replaces the strip.
+- rows 54-63: the prompt line (inverted when it is an alert).
+
+Fonts: only Pillow's bundled ``ImageFont.load_default(size=...)``.  :class:`HandScreen`
+wraps one luma device (``luma.core.device.device`` interface: ``display(image)``,
+``width``, ``height``, ``mode``) and sends a frame only when the model changed, because an
+SSD1306 resends its whole ~1 KiB frame on every ``display()`` (hardware-facts: luma.oled).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from luma.core.render import canvas  # type: ignore[import-untyped]
+from PIL import Image, ImageDraw, ImageFont
+
+from device.handheld import VISIBLE_TILES, HandScreenModel, Picker, Tile
+
+WIDTH, HEIGHT = 128, 64
+"""The hand screen's size in pixels (SSD1306/SH1106 128x64)."""
+
+HEADER_BOTTOM = 10
+TILE_X0, TILE_PITCH, TILE_W = 4, 24, 22
+TILE_TOP, TILE_BOTTOM, RAISE = 15, 49, 3
+BAR_Y0, BAR_Y1 = 51, 52
+PROMPT_TOP = 54
+
+ON, OFF = 1, 0
+
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+_GLYPHS: dict[str, tuple[str, ...]] = {
+    # alarm clock: round face, two bells on top, hands, two feet
+    "A": (
+        ".##.....##.",
+        "###.###.###",
+        "##.#...#.##",
+        "..#..#..#..",
+        ".#...#...#.",
+        ".#...##..#.",
+        ".#.......#.",
+        "..#.....#..",
+        "...#####...",
+        "..#.....#..",
+        ".#.......#.",
+    ),
+    # soap: rounded bar with bubbles above
+    "S": (
+        "......##...",
+        ".##..#..#..",
+        "#..#..##...",
+        ".##........",
+        "...........",
+        ".#########.",
+        "#.........#",
+        "#..#####..#",
+        "#.........#",
+        ".#########.",
+        "...........",
+    ),
+    # coffee: steam, cup, handle, saucer
+    "C": (
+        "..#..#.....",
+        ".#..#......",
+        "..#..#.....",
+        "...........",
+        "########...",
+        "#......####",
+        "#......#..#",
+        "#......###.",
+        ".#....#....",
+        "..####.....",
+        "##########.",
+    ),
+    # toast: a bread slice, wide rounded top (the crust bump), crust line inside
+    "T": (
+        "..#######..",
+        ".#.......#.",
+        "#..#####..#",
+        "#.#.....#.#",
+        ".##.....##.",
+        "..#.....#..",
+        "..#.....#..",
+        "..#.....#..",
+        "..#.....#..",
+        "..#######..",
+        "...........",
+    ),
+    # phone: handset on top of a desk telephone with a dial
+    "P": (
+        ".#########.",
+        "###########",
+        "##.......##",
+        "...........",
+        "...#####...",
+        "..#.###.#..",
+        ".#..#.#..#.",
+        ".#..###..#.",
+        "#.........#",
+        "###########",
+        "...........",
+    ),
+    # Du bist! ("you are!"): an arrow pointing at a person
+    "you": (
+        "........##.",
+        ".......####",
+        ".......####",
+        "........##.",
+        "...#.......",
+        "...##..####",
+        "#####.#####",
+        "...##.#####",
+        "...#..#####",
+        "......#####",
+        "...........",
+    ),
+    # the draw pile: three stacked cards (a DRAW tile; Ziehen! "draw!")
+    "deck": (
+        "....#######",
+        "....#.....#",
+        "..#######.#",
+        "..#.....#.#",
+        "#######.#.#",
+        "#.....#.#.#",
+        "#.....#.###",
+        "#.....#.#..",
+        "#.....###..",
+        "#.....#....",
+        "#######....",
+    ),
+}
+"""11x11 shape-coded symbol glyphs (screens.md: shape first), ``#`` = lit pixel."""
+
+GLYPH_SIZE = 11
+
+
+@lru_cache(maxsize=16)
+def font(size: int) -> Font:
+    """Pillow's bundled default font at ``size`` pixels (cached; no system fonts)."""
+    return ImageFont.load_default(size=size)
+
+
+@lru_cache(maxsize=1)
+def _measurer() -> ImageDraw.ImageDraw:
+    """A scratch 1-bit draw: measures text as mode "1" renders it (no anti-aliasing;
+    ``FreeTypeFont.getbbox`` is up to a few pixels narrower than that ink)."""
+    return ImageDraw.Draw(Image.new("1", (1, 1)))
+
+
+@lru_cache(maxsize=1024)
+def text_box(text: str, size: int) -> tuple[int, int, int, int]:
+    """Ink box ``(left, top, right, bottom)`` of ``text`` drawn at the origin in mode "1"
+    with the default font at ``size``."""
+    left, top, right, bottom = _measurer().textbbox((0, 0), text, font=font(size))
+    return int(left), int(top), int(right), int(bottom)
+
+
+def text_width(text: str, size: int) -> int:
+    """Width in pixels of ``text`` in the default font at ``size`` (mode "1")."""
+    left, _, right, _ = text_box(text, size)
+    return right - left
+
+
+def fit(text: str, size: int, width: int) -> str:
+    """``text`` cut at the end until it fits ``width`` pixels at font ``size``."""
+    while text and text_width(text, size) > width:
+        text = text[:-1]
+    return text
+
+
+def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, size: int, fill: int) -> None:
+    """Draw ``text`` with its ink box's top-left at ``xy`` (the font's bearing removed)."""
+    left, top, _, _ = text_box(text, size)
+    draw.text((xy[0] - left, xy[1] - top), text, font=font(size), fill=fill)
+
+
+def _centred(draw: ImageDraw.ImageDraw, cx: int, y: int, text: str, size: int, fill: int) -> None:
+    """Draw ``text`` centred on column ``cx`` with its ink top at row ``y``."""
+    _text(draw, (cx - text_width(text, size) // 2, y), text, size, fill)
+
+
+def _ink_height(text: str, size: int) -> int:
+    _, top, _, bottom = text_box(text, size)
+    return bottom - top
+
+
+def draw_glyph(draw: ImageDraw.ImageDraw, x: int, y: int, symbol: str, fill: int) -> None:
+    """Draw the 11x11 glyph of Riiing! ``symbol`` (``A S C T P``; ``"deck"`` is the draw
+    pile) with its top-left at ``(x, y)``; an unknown symbol draws a small box."""
+    rows = _GLYPHS.get(symbol)
+    if rows is None:
+        draw.rectangle((x + 2, y + 2, x + 8, y + 8), outline=fill)
+        return
+    draw.point(
+        [(x + i, y + j) for j, row in enumerate(rows) for i, ch in enumerate(row) if ch == "#"],
+        fill=fill,
+    )
+
+
+def _header(draw: ImageDraw.ImageDraw, model: HandScreenModel) -> None:
+    box_w = max(11, text_width(model.seat_label, 10) + 5)
+    draw.rectangle((0, 0, box_w - 1, HEADER_BOTTOM), fill=ON)
+    _centred(draw, box_w // 2, 2, model.seat_label, 10, OFF)
+    x = box_w + 3
+    turn_w = text_width(model.turn, 10) + 4 if model.turn else 0
+    # the condition decides the move: as large as fits beside the whole turn word
+    cond_size = 10
+    if x + turn_w + 5 + text_width(model.condition, 12) <= WIDTH - 1:
+        cond_size = 12
+    cond = fit(model.condition, cond_size, WIDTH - x - 4)
+    cond_w = text_width(cond, cond_size) if cond else 0
+    if cond:
+        _text(draw, (WIDTH - cond_w - 1, 1 if cond_size == 12 else 2), cond, cond_size, ON)
+    turn = fit(model.turn, 10, WIDTH - x - cond_w - 9)
+    if not turn:
+        return
+    if model.my_turn:
+        draw.rectangle((x - 1, 0, x + text_width(turn, 10) + 2, HEADER_BOTTOM), fill=ON)
+        _text(draw, (x + 1, 2), turn, 10, OFF)
+    else:
+        _text(draw, (x + 1, 2), turn, 10, ON)
+
+
+def _tile(draw: ImageDraw.ImageDraw, x: int, tile: Tile, cursor: bool) -> None:
+    top = TILE_TOP - (RAISE if tile.raised else 0)
+    bottom = TILE_BOTTOM - (RAISE if tile.raised else 0)
+    box = (x, top, x + TILE_W - 1, bottom)
+    ink = OFF if cursor else ON
+    if cursor:
+        draw.rounded_rectangle(box, radius=3, fill=ON)
+    elif tile.kind == "bonus":  # a dashed outline: a bonus card lying in front of the seat
+        draw.rounded_rectangle(box, radius=3, outline=ON)
+        for yy in range(top + 3, bottom - 3, 4):
+            draw.line([(x, yy), (x, yy + 1)], fill=OFF)
+            draw.line([(x + TILE_W - 1, yy), (x + TILE_W - 1, yy + 1)], fill=OFF)
+    else:
+        draw.rounded_rectangle(box, radius=3, outline=ON)
+    if tile.raised and not cursor:  # a chosen card: lifted, with a double edge
+        draw.rounded_rectangle((x + 1, top + 1, x + TILE_W - 2, bottom - 1), radius=2, outline=ON)
+    cx = x + TILE_W // 2
+    if tile.kind == "action":
+        draw_glyph(draw, cx - GLYPH_SIZE // 2, top + 5, tile.glyph or "deck", ink)
+        size = 16 if text_width(tile.label, 16) <= TILE_W - 2 else 10
+        _centred(draw, cx, top + 20, tile.label, size, ink)
+        return
+    if tile.glyph is not None:
+        if tile.label and tile.glyph in ("you", "deck"):  # Du bist! / Ziehen!
+            _centred(draw, cx, top + 4, tile.label, 20, ink)
+            draw_glyph(draw, cx - GLYPH_SIZE // 2, top + 22, tile.glyph, ink)
+        elif tile.label:
+            _centred(draw, cx, top + 4, tile.label, 18, ink)
+            draw_glyph(draw, cx - GLYPH_SIZE // 2, top + 21, tile.glyph, ink)
+        else:
+            draw_glyph(draw, cx - GLYPH_SIZE // 2, top + 12, tile.glyph, ink)
+        return
+    size = 20 if text_width(tile.label, 20) <= TILE_W - 4 else 12
+    _centred(draw, cx, top + 4, tile.label, size, ink)
+    if tile.tag:
+        _centred(draw, cx, top + 23, fit(tile.tag, 10, TILE_W - 3), 10, ink)
+
+
+def _arrow(draw: ImageDraw.ImageDraw, left: bool) -> None:
+    mid = (TILE_TOP + TILE_BOTTOM) // 2
+    if left:
+        draw.polygon([(0, mid), (2, mid - 3), (2, mid + 3)], fill=ON)
+    else:
+        draw.polygon([(WIDTH - 1, mid), (WIDTH - 3, mid - 3), (WIDTH - 3, mid + 3)], fill=ON)
+
+
+def _strip(draw: ImageDraw.ImageDraw, model: HandScreenModel) -> None:
+    for i, tile in enumerate(model.tiles[:VISIBLE_TILES]):
+        x = TILE_X0 + i * TILE_PITCH
+        _tile(draw, x, tile, model.cursor == i)
+        if tile.playable:
+            draw.rectangle((x + 2, BAR_Y0, x + TILE_W - 3, BAR_Y1), fill=ON)
+    if model.scroll_left:
+        _arrow(draw, left=True)
+    if model.scroll_right:
+        _arrow(draw, left=False)
+
+
+def _picker(draw: ImageDraw.ImageDraw, picker: Picker) -> None:
+    _text(draw, (2, 13), fit(picker.title, 10, WIDTH - 4), 10, ON)
+    n = max(1, len(picker.options))
+    gap = 3
+    widest = max((text_width(o, 18) for o in picker.options), default=10)
+    box_w = min(max(20, widest + 6), (WIDTH - 4 - gap * (n - 1)) // n)
+    total = n * box_w + (n - 1) * gap
+    x0 = (WIDTH - total) // 2
+    top, bottom = 25, 51
+    for i, label in enumerate(picker.options):
+        x = x0 + i * (box_w + gap)
+        box = (x, top, x + box_w - 1, bottom)
+        size = 18 if text_width(label, 18) <= box_w - 2 else 10
+        ink_h = _ink_height(label, size)
+        y = top + (bottom - top + 1 - ink_h) // 2
+        if i == picker.cursor:
+            draw.rounded_rectangle(box, radius=3, fill=ON)
+            _centred(draw, x + box_w // 2, y, label, size, OFF)
+        else:
+            draw.rounded_rectangle(box, radius=3, outline=ON)
+            _centred(draw, x + box_w // 2, y, label, size, ON)
+
+
+def _banner(draw: ImageDraw.ImageDraw, lines: tuple[str, ...]) -> None:
+    sizes = [18] + [10] * (len(lines) - 1)
+    heights = [_ink_height(line or "X", s) for line, s in zip(lines, sizes, strict=True)]
+    total = sum(heights) + 5 * (len(lines) - 1)
+    y = 12 + (41 - total) // 2
+    for line, size, h in zip(lines, sizes, heights, strict=True):
+        _centred(draw, WIDTH // 2, y, fit(line, size, WIDTH - 2), size, ON)
+        y += h + 5
+
+
+def _prompt(draw: ImageDraw.ImageDraw, model: HandScreenModel) -> None:
+    text = fit(model.prompt, 10, WIDTH - 4)
+    if model.alert and text:
+        draw.rectangle((0, PROMPT_TOP, WIDTH - 1, HEIGHT - 1), fill=ON)
+        _text(draw, (2, PROMPT_TOP + 1), text, 10, OFF)
+    elif text:
+        _text(draw, (2, PROMPT_TOP + 1), text, 10, ON)
+
+
+def draw_hand(draw: ImageDraw.ImageDraw, model: HandScreenModel) -> None:
+    """Draw ``model`` onto a 128x64 mode ``"1"`` image through ``draw`` (the image is
+    assumed black: luma's ``canvas`` gives a fresh black one).  Pure: equal models draw
+    identical pixels."""
+    _header(draw, model)
+    if model.banner:
+        _banner(draw, model.banner)
+    elif model.picker is not None:
+        _picker(draw, model.picker)
+    else:
+        _strip(draw, model)
+    _prompt(draw, model)
+
+
+class HandScreen:
+    """One seat's hand screen on a luma device (a real ``ssd1306``/``sh1106``, a serial
+    handheld's frame sender, or ``luma.core.device.dummy`` in tests and the simulator).
+
+    ``device`` must be 128x64 mode ``"1"``; raises ``ValueError`` naming what it got.
+    """
+
+    def __init__(self, device: Any) -> None:
+        size = (getattr(device, "width", None), getattr(device, "height", None))
+        mode = getattr(device, "mode", None)
+        if size != (WIDTH, HEIGHT) or mode != "1":
+            raise ValueError(
+                f"hand screen needs a 128x64 mode '1' luma device, got {size[0]}x{size[1]} "
+                f"mode {mode!r}"
+            )
+        self.device = device
+        self._last: HandScreenModel | None = None
+
+    def render(self, model: HandScreenModel) -> bool:
+        """Send a frame of ``model`` to the device if it differs from the last one sent.
+
+        Returns True when a frame was sent, False when nothing changed.  Errors raised by
+        the device's ``display()`` (an unplugged serial handheld) propagate; the model is
+        then not remembered, so the next call retries.
+        """
+        if model == self._last:
+            return False
+        with canvas(self.device) as draw:
+            draw_hand(draw, model)
+        self._last = model
+        return True
+
+    def invalidate(self) -> None:
+        """Forget the last frame so the next :meth:`render` sends one (e.g. after a
+        handheld reconnects and its display was blank)."""
+        self._last = None
