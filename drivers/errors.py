@@ -1,0 +1,65 @@
+"""The drivers' exceptions: one root, :class:`DriverError`, and a few leaves.
+
+Every message is one line that names the seat (when there is one), the device and the
+problem, with the fix when one is known, e.g.::
+
+    seat 3 OLED ssd1306 at i2c-4 0x3C: /dev/i2c-4 not found; enable the bus (dtparam=i2c_arm=on)
+
+As in gpiozero, the leaves also subclass a builtin so callers may catch either:
+
+- :class:`DeviceUnavailableError` (``OSError``): hardware cannot be opened or reached:
+  missing, busy, permission denied, no pin factory, no video driver, lost mid-use.
+- :class:`DriverValueError` (``ValueError``): a bad argument: unknown kind, mode, key or
+  parameter, a string that is not a pin name, a frame of the wrong size.
+- :class:`NotWiredError` (``LookupError``): a seat or key the driver was not opened with.
+- :class:`DriverClosedError` (``RuntimeError``): a driver used after ``close()``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DeviceUnavailableError",
+    "DriverClosedError",
+    "DriverError",
+    "DriverValueError",
+    "NotWiredError",
+]
+
+
+class DriverError(Exception):
+    """Root of every error the drivers raise.
+
+    ``seat``: the seat concerned or ``None`` (the table display has none); ``device``: what
+    failed, e.g. ``"slap button at GPIO17"`` or ``"OLED ssd1306 at i2c-4 0x3C"``;
+    ``problem``: what is wrong and, when known, the fix.  ``str(err)`` is the one line
+    ``"seat 3 OLED ssd1306 at i2c-4 0x3C: not found"`` (without ``"seat N "`` when ``seat``
+    is ``None``).
+    """
+
+    def __init__(self, device: str, problem: str, *, seat: int | None = None) -> None:
+        self.seat = seat
+        self.device = device
+        self.problem = problem
+        where = device if seat is None else f"seat {seat} {device}"
+        super().__init__(f"{where}: {problem}")
+
+    def __str__(self) -> str:
+        """The one-line message (the builtin leaves would otherwise format their args)."""
+        where = self.device if self.seat is None else f"seat {self.seat} {self.device}"
+        return f"{where}: {self.problem}"
+
+
+class DeviceUnavailableError(DriverError, OSError):
+    """Hardware that cannot be opened or reached: missing, busy, permission, lost mid-use."""
+
+
+class DriverValueError(DriverError, ValueError):
+    """A bad argument: unknown kind/mode/key/parameter, not a pin name, a wrong-sized frame."""
+
+
+class NotWiredError(DriverError, LookupError):
+    """A seat or key the driver was not opened with."""
+
+
+class DriverClosedError(DriverError, RuntimeError):
+    """A driver used after its ``close()``."""
