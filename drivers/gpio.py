@@ -10,9 +10,10 @@ Three pieces, none of them game-aware:
   would replace Button's own handler and is held only by a weak reference.
 - :class:`EdgeDebouncer`: debounce by edge timestamps alone (no clock read, no sleep): the
   first edge of a burst counts and later edges within ``lockout_ns`` of it are swallowed.
-- The simulator/test seam: :func:`mock_pin_factory` builds a gpiozero ``MockFactory`` whose
-  pins are :class:`EdgeMockPin`; :func:`edge` drives one of its pins to pressed/released at a
-  chosen ``t_ns``, so gpiozero's real ``Button`` code path runs with that tick.
+- The simulator/test seam: :func:`edge` drives a gpiozero ``MockFactory`` pin to
+  pressed/released at a chosen ``t_ns``, so gpiozero's real ``Button`` code path runs with
+  that tick (:func:`drive_at`; :func:`mock_pin_factory` builds a factory of
+  :class:`EdgeMockPin`, which adds the same as a method).
 
 Times are ``int`` CLOCK_MONOTONIC nanoseconds throughout.
 """
@@ -22,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from time import monotonic
 from typing import Any
 
 from gpiozero import Button  # type: ignore[import-untyped]
@@ -33,6 +33,7 @@ from gpiozero.exc import (  # type: ignore[import-untyped]
     PinInvalidPin,
 )
 from gpiozero.pins.mock import MockFactory, MockPin, PinState  # type: ignore[import-untyped]
+from gpiozero.pins.pi import PiPin  # type: ignore[import-untyped]
 
 from drivers.errors import DeviceUnavailableError, DriverValueError
 
@@ -43,6 +44,7 @@ __all__ = [
     "EdgeMockPin",
     "Pin",
     "Transition",
+    "drive_at",
     "edge",
     "mock_pin_factory",
     "ns_to_ticks",
@@ -234,54 +236,47 @@ class EdgeDebouncer:
         return self._swallowed[1] + self.lockout_ns
 
 
-class EdgeMockPin(MockPin):  # type: ignore[misc]
-    """A gpiozero ``MockPin`` that can change level at a chosen time (the test seam).
+def drive_at(mock: Any, level: bool, t_ns: int) -> None:
+    """Set gpiozero mock pin ``mock`` to ``level`` (True = high) at ``t_ns`` and fire its edge.
 
-    :meth:`inject` drives the line like ``drive_low()``/``drive_high()``, but the edge's
-    ticks are the caller's ``t_ns`` instead of ``time.monotonic()`` at the call, so the
-    gpiozero handler chain (``PiPin._call_when_changed`` -> ``Button._pin_changed``) runs
-    exactly as with lgpio's kernel timestamps.  Handlers run synchronously in the caller's
-    thread.  Plain ``drive_low()``/``drive_high()`` keep working (ticks = monotonic now).
+    Works on any ``MockPin``: records the state change like ``drive_low()``/``drive_high()``
+    but with ticks ``t_ns / 1e9`` instead of ``time.monotonic()``, then calls
+    ``PiPin._call_when_changed(ticks, state)``, so gpiozero's handler chain
+    (``Button._pin_changed``) runs exactly as with lgpio's kernel timestamps
+    (hardware-facts.md, "Tests").  Handlers run synchronously in the calling thread.  No edge
+    fires if the line is already at ``level``, the pin is not an input, or its edge
+    detection excludes this direction.  Raises :class:`DriverValueError` for a ``t_ns``
+    that is not an ``int`` or a ``mock`` that is not a ``MockPin``.
+    """
+    if not isinstance(mock, MockPin):
+        raise DriverValueError(
+            f"mock pin {mock!r}", f"is a {type(mock).__name__}, not a gpiozero MockPin"
+        )
+    if not isinstance(t_ns, int) or isinstance(t_ns, bool):
+        raise DriverValueError(
+            f"mock pin {mock.info.name}", f"t_ns must be an int of nanoseconds, got {t_ns!r}"
+        )
+    if mock.function != "input" or bool(mock.state) == level:
+        return
+    ticks = ns_to_ticks(t_ns)
+    mock._state = level
+    mock.states.append(PinState(ticks - mock._last_change, level))
+    mock._last_change = ticks
+    if mock.edges in ("both", "rising" if level else "falling") and mock.when_changed is not None:
+        PiPin._call_when_changed(mock, ticks, level)
+
+
+class EdgeMockPin(MockPin):  # type: ignore[misc]
+    """A gpiozero ``MockPin`` with :meth:`inject`: change level at a chosen time.
+
+    The pin class of :func:`mock_pin_factory`.  :func:`edge` works on plain ``MockPin`` too;
+    this class only adds the method form.  ``drive_low()``/``drive_high()`` still work
+    (ticks = ``time.monotonic()`` at the call).
     """
 
-    _state: bool
-    _last_change: float
-    states: list[Any]
-
-    def __init__(self, factory: Any, info: Any) -> None:
-        self._forced_ticks: float | None = None
-        super().__init__(factory, info)
-
     def inject(self, level: bool, t_ns: int) -> None:
-        """Set the line to ``level`` (True = high) at ``t_ns`` (``int`` ns) and fire its edge.
-
-        No edge fires if the line is already at ``level`` or the pin is not an input (as on
-        real hardware).  Raises :class:`DriverValueError` if ``t_ns`` is not an ``int``.
-        """
-        if not isinstance(t_ns, int) or isinstance(t_ns, bool):
-            raise DriverValueError(
-                f"mock pin {self.info.name}", f"t_ns must be an int of nanoseconds, got {t_ns!r}"
-            )
-        if self._function != "input":
-            return
-        self._forced_ticks = ns_to_ticks(t_ns)
-        try:
-            if level:
-                self.drive_high()
-            else:
-                self.drive_low()
-        finally:
-            self._forced_ticks = None
-
-    def _change_state(self, value: bool) -> bool:
-        """MockPin's state change, stamped with the injected ticks when there are some."""
-        if self._state == value:
-            return False
-        t = monotonic() if self._forced_ticks is None else self._forced_ticks
-        self._state = value
-        self.states.append(PinState(t - self._last_change, value))
-        self._last_change = t
-        return True
+        """Set the line to ``level`` (True = high) at ``t_ns`` (``int`` ns): :func:`drive_at`."""
+        drive_at(self, level, t_ns)
 
 
 def mock_pin_factory() -> Any:
@@ -289,7 +284,7 @@ def mock_pin_factory() -> Any:
 
     Pass it as ``pin_factory=`` to :class:`~drivers.slap.SlapButtons` /
     :class:`~drivers.keys.HandKeys` (simulator) or set it as ``Device.pin_factory`` (tests),
-    then drive pins with :func:`edge`.
+    then drive pins with :func:`edge`.  A plain ``MockFactory()`` works with :func:`edge` too.
     """
     return MockFactory(pin_class=EdgeMockPin)
 
@@ -297,20 +292,20 @@ def mock_pin_factory() -> Any:
 def edge(pin_factory: Any, pin: Pin, pressed: bool, t_ns: int) -> None:
     """Press or release the button wired to ``pin`` at ``t_ns``, as the kernel would report.
 
-    ``pin_factory``: from :func:`mock_pin_factory`; ``pin``: the pin name the button was
-    opened with; ``pressed``: True drives the line low (the buttons are wired to GND with
-    the pull-up), False lets it go high; ``t_ns``: the edge's ``int`` CLOCK_MONOTONIC
-    nanoseconds.  The button's handlers run synchronously in the calling thread.
-    Raises :class:`DriverValueError` if the factory's pins are not :class:`EdgeMockPin` or
-    ``pin`` is not a pin name.
+    ``pin_factory``: a gpiozero ``MockFactory`` (e.g. from :func:`mock_pin_factory`);
+    ``pin``: the pin name the button was opened with; ``pressed``: True drives the line low
+    (the buttons are wired to GND with the pull-up), False lets it go high; ``t_ns``: the
+    edge's ``int`` CLOCK_MONOTONIC nanoseconds.  The button's handlers run synchronously in
+    the calling thread (see :func:`drive_at`).  Raises :class:`DriverValueError` if
+    ``pin_factory`` is not a mock factory, ``pin`` is not a pin name or ``t_ns`` not an int.
     """
-    try:
-        mock = pin_factory.pin(pin)
-    except (PinInvalidPin, AttributeError) as exc:
-        raise DriverValueError(f"mock pin {pin_label(pin)}", f"cannot drive: {exc}") from exc
-    if not isinstance(mock, EdgeMockPin):
+    if not isinstance(pin_factory, MockFactory):
         raise DriverValueError(
             f"mock pin {pin_label(pin)}",
-            f"is a {type(mock).__name__}; build the factory with drivers.mock_pin_factory()",
+            f"cannot drive a pin of {type(pin_factory).__name__}; use drivers.mock_pin_factory()",
         )
-    mock.inject(not pressed, t_ns)
+    try:
+        mock = pin_factory.pin(pin)
+    except PinInvalidPin as exc:
+        raise DriverValueError(f"mock pin {pin_label(pin)}", f"cannot drive: {exc}") from exc
+    drive_at(mock, not pressed, t_ns)

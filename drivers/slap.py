@@ -12,6 +12,10 @@ accepted edge are bounces.  gpiozero's ``bounce_time`` is never set: on lgpio it
 *last* bounce, so a chattering switch would lose.  Events from different seats arrive in
 whatever order the callbacks run; nothing here reorders them: decide by ``t_ns``.
 
+The simulator and tests drive buttons through gpiozero's ``MockFactory`` with
+:func:`edge` (re-exported here from :mod:`drivers.gpio`): ``edge(factory, pin, pressed,
+t_ns)`` runs the same gpiozero -> :class:`Press` path with a chosen edge time.
+
 Events are handed to ``post(event)`` on gpiozero's callback thread (lgpio: one thread for
 all pins; a ``MockFactory`` pin: the thread that drives it).  ``post`` must be thread-safe
 and quick, e.g. ``SDL_PushEvent``.
@@ -26,9 +30,17 @@ from types import TracebackType
 from typing import Any
 
 from drivers.errors import DriverClosedError, DriverValueError, NotWiredError
-from drivers.gpio import EdgeButton, EdgeDebouncer, Pin, Transition, open_edge_button
+from drivers.gpio import (
+    EdgeButton,
+    EdgeDebouncer,
+    Pin,
+    Transition,
+    edge,
+    mock_pin_factory,
+    open_edge_button,
+)
 
-__all__ = ["DEFAULT_LOCKOUT_NS", "Press", "Release", "SlapButtons"]
+__all__ = ["DEFAULT_LOCKOUT_NS", "Press", "Release", "SlapButtons", "edge", "mock_pin_factory"]
 
 DEFAULT_LOCKOUT_NS = 30_000_000
 """Edges within 30 ms of an accepted edge are bounces (architecture.md, item 5)."""

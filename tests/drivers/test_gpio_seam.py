@@ -14,6 +14,7 @@ from drivers.gpio import (
     EdgeDebouncer,
     EdgeMockPin,
     Transition,
+    drive_at,
     edge,
     ns_to_ticks,
     pin_label,
@@ -71,6 +72,30 @@ def test_inject_without_a_device_only_moves_the_line(pin_factory: Any) -> None:
     mock.inject(False, 1_000)
     assert mock.state == 0
     assert mock.states[-1].state is False
+
+
+def test_drive_at_respects_edge_detection(pin_factory: Any) -> None:
+    """A pin watching falling edges only does not fire on a rising one."""
+    fired: list[tuple[float, bool]] = []
+
+    def handler(ticks: float, state: bool) -> None:
+        fired.append((ticks, state))
+
+    mock = pin_factory.pin(6)
+    mock.pull = "up"
+    mock.edges = "falling"
+    mock.when_changed = handler
+    drive_at(mock, False, 1_000_000_000)
+    drive_at(mock, True, 2_000_000_000)
+    mock.when_changed = None
+    assert fired == [(1.0, False)]
+    assert mock.state == 1
+
+
+def test_drive_at_refuses_a_non_mock_pin() -> None:
+    """drive_at on anything but a MockPin is a DriverValueError."""
+    with pytest.raises(DriverValueError, match="not a gpiozero MockPin"):
+        drive_at(object(), True, 0)
 
 
 def test_inject_refuses_a_float_time(pin_factory: Any) -> None:

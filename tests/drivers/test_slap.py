@@ -236,10 +236,19 @@ def test_unknown_seat_is_a_lookup_error(pin_factory: Any, events: list[object]) 
     assert str(info.value) == "seat 1 slap button: no such seat (seats: [0])"
 
 
-def test_edge_needs_edge_mock_pins(events: list[object]) -> None:
-    """edge() on a plain MockFactory explains how to build the right one."""
-    with pytest.raises(DriverValueError, match=r"build the factory with drivers\.mock_pin_factory"):
-        edge(MockFactory(), 17, True, T)
+def test_edge_works_on_a_plain_mock_factory(events: list[object]) -> None:
+    """edge() drives a plain MockFactory's MockPin with the chosen tick too."""
+    factory = MockFactory()
+    with SlapButtons({1: 27}, events.append, pin_factory=factory):
+        edge(factory, 27, True, T)
+        edge(factory, 27, False, T + 50 * MS)
+    assert events == [Press(1, T), Release(1, T + 50 * MS)]
+
+
+def test_edge_refuses_a_real_pin_factory() -> None:
+    """edge() on something that is not a MockFactory explains what to use."""
+    with pytest.raises(DriverValueError, match=r"use drivers\.mock_pin_factory\(\)"):
+        edge(object(), 17, True, T)
 
 
 def test_events_are_frozen_values() -> None:
