@@ -1,0 +1,578 @@
+"""What each zone of the table display shows, as comparable values, and how to paint it.
+
+A zone spec is a frozen dataclass holding everything its zone shows at one moment, animation
+frame included.  The table scene builds the specs for ``now``, compares each with the spec
+last painted, and repaints only zones whose spec changed (incremental draw).  ``paint`` draws
+onto the 1920x1080 logical canvas inside ``rect``; the zone's background is already filled
+and drawing is clipped to ``rect``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pygame
+
+from device.render import icons
+from device.render.anim import pulse_level
+from device.render.cards import CardPainter
+from device.render.layout import ARROW_LANE
+from device.render.palette import (
+    ALERT,
+    HIGHLIGHT,
+    INK,
+    PANEL,
+    PANEL_DIM,
+    PAPER,
+    SYMBOL_COLOURS,
+    TEXT,
+    TEXT_DIM,
+    YELLOW,
+    Colour,
+    text_on,
+)
+from device.render.text import Typesetter
+
+Chip = tuple[str, Colour, Colour]
+"""A small label on a seat badge: ``(text, background, text colour)``."""
+
+
+class Paint:
+    """The painting context: logical canvas, text, cards and cached icon stamps."""
+
+    def __init__(self, canvas: pygame.Surface, text: Typesetter, cards: CardPainter) -> None:
+        self.canvas = canvas
+        self.text = text
+        self.cards = cards
+        self._stamps: dict[tuple[str, int, Colour], pygame.Surface] = {}
+
+    def stamp(self, name: str, size: int, colour: Colour) -> pygame.Surface:
+        """Cached :func:`device.render.icons.stamp` (``ValueError`` for an unknown name)."""
+        key = (name, size, colour)
+        s = self._stamps.get(key)
+        if s is None:
+            s = icons.stamp(name, size, colour)
+            self._stamps[key] = s
+        return s
+
+    def icon(
+        self,
+        name: str,
+        centre: tuple[int, int],
+        size: int,
+        colour: Colour,
+        outline: Colour | None = None,
+    ) -> None:
+        """Draw symbol or glyph ``name`` (``size`` px square) centred on ``centre``."""
+        image = self.stamp(name, size, colour)
+        pos = image.get_rect(center=centre)
+        if outline is not None:
+            halo = self.stamp(name, size, outline)
+            w = max(1, size // 40)
+            for dx, dy in ((-w, 0), (w, 0), (0, -w), (0, w), (-w, -w), (w, w), (-w, w), (w, -w)):
+                self.canvas.blit(halo, pos.move(dx, dy))
+        self.canvas.blit(image, pos)
+
+    def symbol_tile(self, symbol: str, centre: tuple[int, int], size: int) -> None:
+        """A Riiing! symbol on a paper tile ``size`` px square (symbols are always shown on
+        paper, where every symbol colour reads)."""
+        tile = pygame.Rect(0, 0, size, size)
+        tile.center = centre
+        pygame.draw.rect(self.canvas, PAPER, tile, 0, size // 8)
+        colour = SYMBOL_COLOURS.get(symbol, INK)
+        self.icon(symbol, centre, round(size * 0.82), colour, outline=INK)
+
+    def line(
+        self,
+        text: str,
+        px: int,
+        colour: Colour,
+        centre: tuple[int, int],
+        max_width: int,
+        min_px: int | None = None,
+    ) -> pygame.Rect:
+        """One line of text fitted to ``max_width`` and centred on ``centre``."""
+        return self.text.blit_centred(self.canvas, text, px, colour, centre, max_width, min_px)
+
+
+def _panel(ctx: Paint, rect: pygame.Rect, colour: Colour, radius: int = 24) -> None:
+    pygame.draw.rect(ctx.canvas, colour, rect, 0, radius)
+
+
+@dataclass(frozen=True, slots=True)
+class TopSpec:
+    """Top strip: ``title`` (game) in ``title_colour``, the last ``event``, and ``right``
+    (round and target, or whose turn)."""
+
+    title: str
+    title_colour: Colour
+    event: str
+    right: str
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Title left (64 px), right text right-aligned (52 px), event between (56..48 px)."""
+        pygame.draw.rect(ctx.canvas, PANEL, (rect.x, rect.bottom - 6, rect.width, 6))
+        cy = rect.y + (rect.height - 6) // 2
+        title = ctx.text.fit(self.title, 64, self.title_colour, 520, 48)
+        ctx.canvas.blit(title, title.get_rect(midleft=(rect.x + 28, cy)))
+        left = rect.x + 28 + title.get_width() + 48
+        right_edge = rect.right - 28
+        if self.right:
+            r = ctx.text.fit(self.right, 52, TEXT_DIM, 560, 48)
+            ctx.canvas.blit(r, r.get_rect(midright=(right_edge, cy)))
+            right_edge -= r.get_width() + 48
+        if self.event:
+            e = ctx.text.fit(self.event, 56, TEXT, max(10, right_edge - left), 48)
+            ctx.canvas.blit(e, e.get_rect(midleft=(left, cy)))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """One seat badge of the edge ring.
+
+    ``label``: the seat number people see (``seat + 1``); ``count``: cards in hand or
+    ``None``; ``turn``: the turn marker is on; ``pulse``: pulse frame (``None`` = still);
+    ``inner``: side facing the centre (``"left"``/``"right"``), where the turn arrow is;
+    ``points``: ``(victory points, target)`` (Right on Time) or ``None``; ``chips``: marks
+    (CPU, UNPLUGGED, OUT 1st, reaction time, ...); ``dim``: out of the round.
+    """
+
+    label: str
+    name: str
+    colour: Colour
+    count: int | None
+    turn: bool
+    pulse: int | None
+    inner: str
+    points: tuple[int, int] | None
+    chips: tuple[Chip, ...]
+    dim: bool
+    winner: bool
+
+    def panel_rect(self, rect: pygame.Rect) -> pygame.Rect:
+        """The badge panel inside the zone ``rect`` (the arrow lane is on the inner side)."""
+        if self.inner == "right":
+            return pygame.Rect(rect.x + 10, rect.y, rect.width - 10 - ARROW_LANE, rect.height)
+        return pygame.Rect(rect.x + ARROW_LANE, rect.y, rect.width - 10 - ARROW_LANE, rect.height)
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Panel, number disc, name (56 px, >= 40 if long), fanned hand count, points, chips,
+        turn mark (white border and arrow; thicker while pulsing)."""
+        canvas = ctx.canvas
+        panel = self.panel_rect(rect)
+        _panel(ctx, panel, PANEL_DIM if self.dim else PANEL, 20)
+        border = 5
+        border_colour = self.colour
+        if self.turn:
+            level = 0.5 if self.pulse is None else pulse_level(self.pulse)
+            border = 8 + round(10 * level)
+            border_colour = HIGHLIGHT
+        pygame.draw.rect(canvas, border_colour, panel, border, 20)
+        if self.turn:
+            self._arrow(ctx, rect, 0.0 if self.pulse is None else pulse_level(self.pulse))
+        disc = (panel.x + 16 + 42, panel.y + 14 + 42)
+        if self.winner:
+            pygame.draw.circle(canvas, YELLOW, disc, 50)
+        pygame.draw.circle(canvas, self.colour, disc, 42)
+        ctx.line(self.label, 80, text_on(self.colour), disc, 76, 40)
+        name_x = panel.x + 16 + 84 + 16
+        name_w = panel.right - 16 - name_x
+        name = ctx.text.fit(self.name, 56, TEXT_DIM if self.dim else TEXT, name_w, 40)
+        canvas.blit(name, name.get_rect(midleft=(name_x, disc[1])))
+        y = panel.y + 104
+        if self.count is not None:
+            fan = ctx.cards.fan(self.count, 54)
+            canvas.blit(fan, (panel.x + 12, y))
+            n = ctx.text.fit(str(self.count), 88, TEXT_DIM if self.dim else TEXT, 110, 60)
+            canvas.blit(n, n.get_rect(midright=(panel.right - 22, y + fan.get_height() // 2)))
+        y = panel.y + 186
+        if self.points is not None:
+            y = self._points(ctx, panel, y)
+        self._chips(ctx, panel, y)
+
+    def _arrow(self, ctx: Paint, rect: pygame.Rect, level: float) -> None:
+        cy = rect.centery
+        shift = round(8 * level)
+        if self.inner == "right":
+            tip = rect.right - 10 + shift
+            pts = [(tip - 28, cy - 56), (tip, cy), (tip - 28, cy + 56)]
+        else:
+            tip = rect.left + 10 - shift
+            pts = [(tip + 28, cy - 56), (tip, cy), (tip + 28, cy + 56)]
+        pygame.draw.polygon(ctx.canvas, HIGHLIGHT, pts)
+
+    def _points(self, ctx: Paint, panel: pygame.Rect, y: int) -> int:
+        have, target = self.points or (0, 0)
+        x = panel.x + 22
+        if 0 < target <= 7:
+            for i in range(target):
+                c = (x + 14 + i * 34, y + 16)
+                if i < have:
+                    pygame.draw.circle(ctx.canvas, self.colour, c, 13)
+                else:
+                    pygame.draw.circle(ctx.canvas, TEXT_DIM, c, 13, 4)
+            x += target * 34 + 8
+        label = ctx.text.fit(f"{have}/{target} pts", 36, TEXT, panel.right - 16 - x, 24)
+        ctx.canvas.blit(label, label.get_rect(midleft=(x, y + 16)))
+        return y + 38
+
+    def _chips(self, ctx: Paint, panel: pygame.Rect, y: int) -> None:
+        x = panel.x + 18
+        row_h = 38
+        for text, bg, fg in self.chips:
+            image = ctx.text.fit(text, 34, fg, panel.width - 56, 24)
+            w = image.get_width() + 20
+            if x + w > panel.right - 14 and x > panel.x + 18:
+                x = panel.x + 18
+                y += row_h + 4
+            if y + row_h > panel.bottom - 6:
+                return
+            chip = pygame.Rect(x, y, min(w, panel.right - 14 - x), row_h)
+            pygame.draw.rect(ctx.canvas, bg, chip, 0, 10)
+            ctx.canvas.blit(image, image.get_rect(center=chip.center), area=None)
+            x += w + 8
+
+
+@dataclass(frozen=True, slots=True)
+class CardSpec:
+    """The last card played (Riiing!) / top card (Right on Time), centre left.
+
+    ``game``: ``"riiing"`` or ``"right-on-time"``; ``code``: card code or ``None`` (no card
+    yet); ``under``: the card it covers while sliding in, or ``None``; ``offset``: the
+    sliding card's offset from its resting place, logical px; ``caption``: words under it.
+    """
+
+    game: str
+    code: str | None
+    under: str | None
+    offset: tuple[int, int]
+    caption: str
+
+    CARD_H = 520
+    """Card height, px (screens.md: >= 360)."""
+
+    def _face(self, ctx: Paint, code: str) -> pygame.Surface:
+        if self.game == "riiing":
+            return ctx.cards.riiing(code, self.CARD_H)
+        return ctx.cards.rot(code, self.CARD_H)
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """The card (520 px tall, number ink >= 200 px) and its caption (44 px)."""
+        rest = pygame.Rect(0, 0, round(self.CARD_H * 0.7), self.CARD_H)
+        rest.midtop = (rect.centerx, rect.y + 10)
+        if self.under is not None:
+            ctx.canvas.blit(self._face(ctx, self.under), rest)
+        if self.code is not None:
+            shadow = rest.move(self.offset[0] + 8, self.offset[1] + 10)
+            pygame.draw.rect(ctx.canvas, (8, 10, 14), shadow, 0, self.CARD_H // 16)
+            ctx.canvas.blit(self._face(ctx, self.code), rest.move(self.offset))
+        elif self.under is None:
+            pygame.draw.rect(ctx.canvas, TEXT_DIM, rest, 6, self.CARD_H // 16)
+            ctx.line("no card yet", 52, TEXT_DIM, rest.center, rest.width - 20)
+        ctx.line(self.caption, 44, TEXT_DIM, (rect.centerx, rest.bottom + 38), rect.width)
+
+
+@dataclass(frozen=True, slots=True)
+class CondSpec:
+    """The condition zone, centre right: the biggest thing on the screen.
+
+    ``mode``: ``"condition"`` (Riiing! condition: ``glyph`` or ``symbol`` or ``digits`` as
+    the icon), ``"window"`` (RIIING! window: ``symbol`` huge, ``flash_on`` inverts the
+    colours) or ``"value"`` (Right on Time: ``big`` value huge, or ``glyph`` when ``big`` is
+    empty); ``headline`` (>= 90 px words), ``sub`` (52 px); ``dim``: the condition is
+    suspended (a demand or phone chain decides instead).
+    """
+
+    mode: str
+    headline: str
+    sub: str = ""
+    glyph: str | None = None
+    symbol: str | None = None
+    digits: tuple[int, ...] = ()
+    big: str = ""
+    dim: bool = False
+    flash_on: bool = False
+
+    ICON = 300
+    """Icon size, px (screens.md: >= 240)."""
+    WORDS = 104
+    """Headline line height, px (screens.md: >= 90)."""
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Panel, icon (>= 240 px) or value, headline, sub line."""
+        panel = rect.inflate(-10, -10)
+        if self.mode == "window":
+            bg, fg = (INK, YELLOW) if self.flash_on else (YELLOW, INK)
+            _panel(ctx, panel, bg, 28)
+            pygame.draw.rect(ctx.canvas, fg, panel, 10, 28)
+            centre = (panel.centerx, panel.y + 24 + self.ICON // 2)
+            pygame.draw.circle(ctx.canvas, PAPER, centre, self.ICON // 2 + 12)
+            pygame.draw.circle(ctx.canvas, fg, centre, self.ICON // 2 + 12, 6)
+            if self.symbol is not None:
+                colour = SYMBOL_COLOURS.get(self.symbol, INK)
+                ctx.icon(self.symbol, centre, self.ICON - 50, colour, outline=INK)
+            self._words(ctx, panel, panel.y + 24 + self.ICON + 20, fg, fg)
+            return
+        _panel(ctx, panel, PANEL, 28)
+        fg = TEXT_DIM if self.dim else TEXT
+        top = panel.y + 24
+        lines = self._headline_lines(ctx, panel)
+        icon = self.ICON if len(lines) == 1 else 240
+        centre = (panel.centerx, top + icon // 2)
+        if self.big:
+            image = ctx.text.render(self.big, 380, YELLOW if not self.dim else TEXT_DIM)
+            ink = image.get_bounding_rect()
+            ctx.canvas.blit(image, (centre[0] - ink.centerx, top + 6 - ink.top))
+        elif self.symbol is not None:
+            ctx.symbol_tile(self.symbol, centre, icon)
+        elif self.digits:
+            self._digit_cards(ctx, centre, icon)
+        elif self.glyph is not None:
+            ctx.icon(self.glyph, centre, icon - 20, fg)
+        self._words(ctx, panel, top + icon + 20, fg, TEXT_DIM, lines)
+
+    def _headline_lines(self, ctx: Paint, panel: pygame.Rect) -> list[str]:
+        """The headline in one line, or two: at an explicit line break or wrapped."""
+        if "\n" in self.headline:
+            return self.headline.split("\n")[:2]
+        width = panel.width - 40
+        if ctx.text.width(self.headline, 90) <= width:
+            return [self.headline]
+        return ctx.text.wrap(self.headline, 90, width, 2)
+
+    def _words(
+        self,
+        ctx: Paint,
+        panel: pygame.Rect,
+        y: int,
+        fg: Colour,
+        sub_colour: Colour,
+        lines: list[str] | None = None,
+    ) -> None:
+        lines = self._headline_lines(ctx, panel) if lines is None else lines
+        width = panel.width - 40
+        px = self.WORDS if len(lines) == 1 else 90
+        for line in lines:
+            ctx.line(line, px, fg, (panel.centerx, y + px // 2), width, 90)
+            y += px
+        if self.sub:
+            ctx.line(self.sub, 52, sub_colour, (panel.centerx, y + 34), width, 36)
+
+    def _digit_cards(self, ctx: Paint, centre: tuple[int, int], size: int) -> None:
+        h = size - 40
+        w = round(h * 0.7)
+        gap = 24
+        total = len(self.digits) * w + (len(self.digits) - 1) * gap
+        x = centre[0] - total // 2
+        for d in self.digits:
+            card = pygame.Rect(x, centre[1] - h // 2, w, h)
+            pygame.draw.rect(ctx.canvas, PAPER, card, 0, 16)
+            ctx.line(str(d), round(h * 0.8), INK, card.center, w)
+            x += w + gap
+
+
+@dataclass(frozen=True, slots=True)
+class CountSpec:
+    """A countdown strip: ``seconds`` left (big number; ``None`` = no countdown shown) and a
+    bar of ``steps`` out of ``total`` in ``colour``; ``label`` beside the number."""
+
+    seconds: int | None
+    steps: int
+    total: int
+    label: str
+    colour: Colour = YELLOW
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Number (100 px) and a bar; nothing when ``seconds`` is ``None``."""
+        if self.seconds is None:
+            return
+        cy = rect.centery
+        num = ctx.text.render(str(self.seconds), 100, self.colour)
+        ctx.canvas.blit(num, num.get_rect(midleft=(rect.x + 20, cy)))
+        x = rect.x + 40 + max(num.get_width(), ctx.text.width("8", 100))
+        label_w = 0
+        if self.label:
+            label = ctx.text.render(self.label, 48, TEXT)
+            ctx.canvas.blit(label, label.get_rect(midleft=(x, cy)))
+            label_w = label.get_width() + 30
+        bar = pygame.Rect(x + label_w, cy - 24, rect.right - 20 - x - label_w, 48)
+        pygame.draw.rect(ctx.canvas, PANEL, bar, 0, 16)
+        frac = 0.0 if self.total <= 0 else min(1.0, self.steps / self.total)
+        fill = bar.copy()
+        fill.width = round(bar.width * frac)
+        if fill.width > 0:
+            pygame.draw.rect(ctx.canvas, self.colour, fill, 0, 16)
+
+
+@dataclass(frozen=True, slots=True)
+class PileSpec:
+    """Centre bottom: the draw pile with ``draw_count`` (``None`` hides it), and a message:
+    ``headline`` (>= 70 px; ``""`` = none) with ``sub``, an icon (``symbol`` on paper or
+    ``glyph``) and a panel colour ``accent`` (``None`` = plain panel)."""
+
+    draw_count: int | None
+    headline: str = ""
+    sub: str = ""
+    symbol: str | None = None
+    glyph: str | None = None
+    accent: Colour | None = None
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Stack of backs + count (100 px) on the left, message panel on the right."""
+        if self.draw_count is not None:
+            self._pile(ctx, pygame.Rect(rect.x, rect.y, 400, rect.height))
+        if not self.headline:
+            return
+        panel = pygame.Rect(rect.x + 410, rect.y + 10, rect.width - 410, rect.height - 20)
+        bg = PANEL if self.accent is None else self.accent
+        fg = text_on(bg)
+        _panel(ctx, panel, bg, 22)
+        x = panel.x + 24
+        if self.symbol is not None:
+            ctx.symbol_tile(self.symbol, (x + 70, panel.centery), 140)
+            x += 164
+        elif self.glyph is not None:
+            ctx.icon(self.glyph, (x + 70, panel.centery), 130, fg)
+            x += 164
+        width = panel.right - 20 - x
+        cx = x + width // 2
+        if self.sub:
+            ctx.line(self.headline, 100, fg, (cx, panel.y + 58), width, 70)
+            ctx.line(self.sub, 46, fg, (cx, panel.bottom - 32), width, 32)
+        else:
+            ctx.line(self.headline, 110, fg, (cx, panel.centery), width, 70)
+
+    def _pile(self, ctx: Paint, rect: pygame.Rect) -> None:
+        count = self.draw_count or 0
+        h = 150
+        base = pygame.Rect(rect.x + 20, rect.y + (rect.height - h) // 2 - 6, round(h * 0.7), h)
+        if count == 0:
+            pygame.draw.rect(ctx.canvas, TEXT_DIM, base, 5, 10)
+        else:
+            back = ctx.cards.back(h)
+            for i in range(min(3, count) - 1, -1, -1):
+                ctx.canvas.blit(back, base.move(i * 7, i * 6))
+        x = base.right + 40
+        num = ctx.text.render(str(count), 100, TEXT)
+        ctx.canvas.blit(num, num.get_rect(midleft=(x, rect.centery - 18)))
+        label = ctx.text.render("DRAW PILE" if count else "EMPTY", 40, TEXT_DIM)
+        ctx.canvas.blit(label, label.get_rect(midleft=(x, rect.centery + 50)))
+
+
+@dataclass(frozen=True, slots=True)
+class BannerSpec:
+    """An error the party must see (``""`` = none), on an alert-coloured bar."""
+
+    text: str
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Vermillion bar with a warning mark and the text (64..44 px)."""
+        if not self.text:
+            return
+        _panel(ctx, rect.inflate(-8, -8), ALERT, 18)
+        fg = text_on(ALERT)
+        mark = pygame.Rect(rect.x + 24, rect.centery - 32, 64, 64)
+        pygame.draw.polygon(ctx.canvas, fg, [mark.midtop, mark.bottomright, mark.bottomleft])
+        ctx.line("!", 56, ALERT, (mark.centerx, mark.centery + 10), 40)
+        width = rect.width - 140
+        ctx.line(self.text, 64, fg, (rect.x + 110 + width // 2, rect.centery), width, 44)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultSpec:
+    """Game over (or a full-centre message): ``headline`` in ``colour`` with a ``glyph``
+    above, and result ``lines`` (winner first, then reaction times)."""
+
+    headline: str
+    colour: Colour
+    lines: tuple[str, ...]
+    glyph: str | None = "star"
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Glyph (220 px), headline (150..90 px), lines (56 px, as many as fit)."""
+        y = rect.y + 20
+        if self.glyph is not None:
+            ctx.icon(self.glyph, (rect.centerx, y + 110), 220, self.colour, outline=INK)
+            y += 240
+        ctx.line(self.headline, 150, self.colour, (rect.centerx, y + 75), rect.width - 40, 90)
+        y += 170
+        for line in self.lines:
+            if y + 64 > rect.bottom:
+                break
+            ctx.line(line, 56, TEXT, (rect.centerx, y + 32), rect.width - 80, 40)
+            y += 66
+
+
+@dataclass(frozen=True, slots=True)
+class WakeSpec:
+    """The wake-up race (RI-2.3): the ringing alarm clock (``tilt`` degrees, it shakes while
+    the countdown runs) and the call to slap."""
+
+    tilt: int
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Alarm clock on a paper disc (320 px), question (96 px), call to slap (130 px)."""
+        centre = (rect.centerx, rect.y + 190)
+        pygame.draw.circle(ctx.canvas, PAPER, centre, 170)
+        image = ctx.stamp("A", 260, SYMBOL_COLOURS["A"])
+        rotated = pygame.transform.rotate(image, self.tilt)
+        ctx.canvas.blit(rotated, rotated.get_rect(center=centre))
+        ctx.line("Who got up earliest?", 96, TEXT, (rect.centerx, rect.y + 430), rect.width - 40)
+        ctx.line("SLAP your button!", 130, YELLOW, (rect.centerx, rect.y + 560), rect.width - 40)
+
+
+@dataclass(frozen=True, slots=True)
+class LobbySpec:
+    """The lobby menu: ``rows`` of ``(label, value)``, the highlighted ``cursor`` row and a
+    ``hint`` line."""
+
+    rows: tuple[tuple[str, str], ...]
+    cursor: int
+    hint: str
+
+    ROW_H = 100
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Rows (68 px) in a scrolling list that keeps the cursor visible; hint (48 px)."""
+        visible = max(1, (rect.height - 110) // self.ROW_H)
+        cursor = min(max(self.cursor, 0), max(0, len(self.rows) - 1))
+        first = min(max(0, cursor - visible + 1), max(0, len(self.rows) - visible))
+        first = min(first, cursor)
+        width = 1240
+        x = rect.centerx - width // 2
+        y = rect.y + 20
+        for i in range(first, min(len(self.rows), first + visible)):
+            label, value = self.rows[i]
+            row = pygame.Rect(x, y, width, self.ROW_H - 10)
+            on = i == cursor
+            bg, fg = (YELLOW, INK) if on else (PANEL, TEXT)
+            _panel(ctx, row, bg, 16)
+            if on:
+                ctx.icon("pointer", (row.x - 50, row.centery), 60, YELLOW)
+            lab = ctx.text.fit(label, 68, fg, width // 2 - 40, 40)
+            ctx.canvas.blit(lab, lab.get_rect(midleft=(row.x + 30, row.centery)))
+            if value:
+                val = ctx.text.fit(value, 68, fg, width // 2 - 40, 40)
+                ctx.canvas.blit(val, val.get_rect(midright=(row.right - 30, row.centery)))
+            y += self.ROW_H
+        if first > 0:
+            ctx.icon("up", (x + width + 60, rect.y + 60), 50, TEXT_DIM)
+        if first + visible < len(self.rows):
+            ctx.icon("down", (x + width + 60, rect.bottom - 120), 50, TEXT_DIM)
+        if self.hint:
+            ctx.line(self.hint, 48, TEXT_DIM, (rect.centerx, rect.bottom - 40), rect.width - 80)
+
+
+ZoneSpec = (
+    TopSpec
+    | SeatSpec
+    | CardSpec
+    | CondSpec
+    | CountSpec
+    | PileSpec
+    | BannerSpec
+    | ResultSpec
+    | WakeSpec
+    | LobbySpec
+)
+"""Any zone spec."""
