@@ -315,6 +315,16 @@ class HandUI:
         self._choices: list[_Choice] = []
         self._picker_cursor = 0
         self._plans: dict[tuple[Token, ...], str] = {}
+        self._next: dict[tuple[Token, ...], list[Token]] = {}
+
+    def __copy__(self) -> HandUI:
+        """An independent handheld in the same state (the view and the table of legal
+        actions are immutable and shared; the composed choices are copied).  Lets a
+        simulator or a test explore key presses without replaying them."""
+        clone = HandUI.__new__(HandUI)
+        clone.__dict__.update(self.__dict__)
+        clone._choices = list(self._choices)
+        return clone
 
     # --- inputs from the device -------------------------------------------------------------
 
@@ -361,6 +371,7 @@ class HandUI:
         self._phase = phase
         self._view = view
         self._plans = self._read_plans()
+        self._next = self._build_next()
         ids = self._tile_ids()
         if old_cursor_id in ids:
             self._cursor = ids.index(old_cursor_id)
@@ -468,25 +479,30 @@ class HandUI:
         return plans
 
     def _prefix(self) -> tuple[Token, ...]:
-        """The choices made by keys plus the ones taken automatically after them."""
-        prefix = tuple(c.token for c in self._choices)
-        if not prefix:
-            return prefix
-        while True:
-            opts = self._options(prefix)
-            if len(opts) == 1 and opts[0][0] in _AUTO_KINDS:
+        """The choices made by keys, each followed by the choices taken automatically after
+        it (a step with one option left of the kinds in ``_AUTO_KINDS``)."""
+        prefix: tuple[Token, ...] = ()
+        for choice in self._choices:
+            prefix = (*prefix, choice.token)
+            while True:
+                opts = self._options(prefix)
+                if len(opts) != 1 or opts[0][0] not in _AUTO_KINDS:
+                    break
                 prefix = (*prefix, opts[0])
-            else:
-                return prefix
+        return prefix
 
     def _options(self, prefix: tuple[Token, ...]) -> list[Token]:
         """The next choices that lead to a legal action, in a stable order."""
-        n = len(prefix)
-        seen: dict[Token, None] = {}
+        return self._next.get(prefix, [])
+
+    def _build_next(self) -> dict[tuple[Token, ...], list[Token]]:
+        """The table prefix -> next choices of every legal action (a trie, built once per
+        view; it is never changed afterwards, so copies may share it)."""
+        table: dict[tuple[Token, ...], dict[Token, None]] = {}
         for tokens in self._plans:
-            if len(tokens) > n and tokens[:n] == prefix:
-                seen.setdefault(tokens[n])
-        return sorted(seen, key=self._order)
+            for n in range(len(tokens)):
+                table.setdefault(tokens[:n], {}).setdefault(tokens[n])
+        return {p: sorted(opts, key=self._order) for p, opts in table.items()}
 
     def _order(self, token: Token) -> tuple[int, int, str]:
         """Picker order: values ascending, Du bist! before Ziehen!, targets clockwise from
@@ -562,7 +578,7 @@ class HandUI:
             return None
         if step == "confirm":
             if k is Key.SELECT:
-                return self._plans.get(self._prefix())
+                return self._plans.get((*self._prefix(), _END))
             return None
         tiles = self._rot_tiles(view)
         if k in (Key.LEFT, Key.RIGHT):
@@ -677,9 +693,10 @@ class HandUI:
         if prefix and prefix[0][0] == "bonus":
             return f"Swap {prefix[0][1]} for? BACK"
         if prefix:
+            first = prefix[0][1]
             if tile is not None and tile.raised and tile.playable:
-                return f"SEL: {lay} alone"
-            return f"{lay} + 2nd card? BACK"
+                return f"SEL: {first} alone"
+            return f"{first} + 2nd card? BACK"
         if tile is None:
             return ""
         if tile.kind == "action":
