@@ -337,11 +337,15 @@ class HandUI:
         The cursor stays on the same card where that card is still in hand.  A view whose
         legal actions or hand differ from the last one resets a half-composed lay and
         re-arms SELECT after a submit.  Showing the same view again changes nothing (the
-        message is kept unless a new one is given).  Raises ``ValueError`` for an unknown
-        phase, a view of another game or another seat's view.
+        message is kept unless a new one is given).  In the lobby and the wake-up race the
+        view is not used.  Raises ``ValueError`` for an unknown phase, or in play/game over
+        for a view of another game or another seat's view (it must never show a hand that
+        is not this seat's).
         """
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r} (known: {', '.join(PHASES)})")
+        if phase in ("lobby", "wakeup"):
+            view = None  # nothing of a position is shown there (a previous game's is stale)
         if view is not None:
             want = RiiingView if self.game == "riiing" else RightOnTimeView
             if not isinstance(view, want):
@@ -826,7 +830,7 @@ class HandUI:
             winner = view.winner if view is not None else None
             if winner is None:
                 banner: tuple[str, ...] = ("GAME OVER",)
-                prompt = ""
+                prompt = "Game over"
             elif winner == self.seat:
                 banner, prompt = ("YOU WIN!",), "You win!"
             else:

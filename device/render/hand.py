@@ -41,7 +41,7 @@ ON, OFF = 1, 0
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
-_GLYPHS: dict[str, tuple[str, ...]] = {
+GLYPHS: dict[str, tuple[str, ...]] = {
     # alarm clock: round face, two bells on top, hands, two feet
     "A": (
         ".##.....##.",
@@ -199,7 +199,7 @@ def _ink_height(text: str, size: int) -> int:
 def draw_glyph(draw: ImageDraw.ImageDraw, x: int, y: int, symbol: str, fill: int) -> None:
     """Draw the 11x11 glyph of Riiing! ``symbol`` (``A S C T P``; ``"deck"`` is the draw
     pile) with its top-left at ``(x, y)``; an unknown symbol draws a small box."""
-    rows = _GLYPHS.get(symbol)
+    rows = GLYPHS.get(symbol)
     if rows is None:
         draw.rectangle((x + 2, y + 2, x + 8, y + 8), outline=fill)
         return

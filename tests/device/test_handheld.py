@@ -208,6 +208,8 @@ def test_show_refuses_unknown_phase_other_game_and_other_seat() -> None:
         ui.show("play", tview(["1"], ["play 1"], seat=0))
     with pytest.raises(ValueError, match="view of seat 1"):
         ui.show("play", rview(["1C/>"], [], seat=1))
+    ui.show("lobby", tview(["1"], [], seat=0))  # the lobby ignores a stale view
+    assert ui.screen().banner == ("SEAT 3",)
 
 
 def test_lobby_keys_return_nothing_and_prompt_names_keys() -> None:

@@ -1,0 +1,368 @@
+"""The 128x64 hand screen renderer (device/render/hand.py) on luma dummy devices: pixels
+of the cursor, playable bars, header, pickers, prompt; frames sent only on change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from luma.core.device import dummy  # type: ignore[import-untyped]
+from PIL import Image
+
+from device.handheld import HandScreenModel, HandUI, Key, Picker, Tile
+from device.render.hand import (
+    BAR_Y0,
+    BAR_Y1,
+    GLYPHS,
+    HEIGHT,
+    PROMPT_TOP,
+    RAISE,
+    TILE_BOTTOM,
+    TILE_PITCH,
+    TILE_TOP,
+    TILE_W,
+    TILE_X0,
+    WIDTH,
+    HandScreen,
+    fit,
+    text_width,
+)
+from engine.right_on_time.view import RightOnTimeView
+from engine.riiing.view import RiiingView
+
+L, R, S, B = Key.LEFT, Key.RIGHT, Key.SELECT, Key.BACK
+
+
+class CountingDummy(dummy):  # type: ignore[misc]
+    """A luma dummy device that counts the frames it was sent."""
+
+    def __init__(self) -> None:
+        super().__init__(width=128, height=64, mode="1")
+        self.frames = 0
+
+    def display(self, image: Image.Image) -> None:
+        """Count the frame, then keep it as the dummy does."""
+        self.frames += 1
+        super().display(image)
+
+
+def frame(model: HandScreenModel) -> Image.Image:
+    """The 128x64 mode "1" image a dummy device shows for ``model``."""
+    device = CountingDummy()
+    assert HandScreen(device).render(model)
+    image: Image.Image = device.image
+    assert image.size == (WIDTH, HEIGHT) and image.mode == "1"
+    return image
+
+
+def lit(image: Image.Image, box: tuple[int, int, int, int]) -> float:
+    """Share of lit pixels in ``box`` = (x0, y0, x1, y1), inclusive."""
+    x0, y0, x1, y1 = box
+    pixels = [image.getpixel((x, y)) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
+    return sum(1 for p in pixels if p) / len(pixels)
+
+
+def tile_inside(i: int) -> tuple[int, int, int, int]:
+    """The inner area of visible tile ``i`` (not raised), away from its outline."""
+    x = TILE_X0 + i * TILE_PITCH
+    return (x + 2, TILE_TOP + 2, x + TILE_W - 3, TILE_BOTTOM - 2)
+
+
+def bar(i: int) -> tuple[int, int, int, int]:
+    """Where the playable bar of visible tile ``i`` goes."""
+    x = TILE_X0 + i * TILE_PITCH
+    return (x, BAR_Y0, x + TILE_W - 1, BAR_Y1)
+
+
+def save(image: Image.Image, path: Path) -> None:
+    """Save ``image`` scaled up 4x (NEAREST) for a person to look at."""
+    image.convert("L").resize((WIDTH * 4, HEIGHT * 4), Image.Resampling.NEAREST).save(path)
+
+
+def rview(hand: Sequence[str], legal: Iterable[str], **kw: Any) -> RiiingView:
+    """A Riiing! view of seat 2 of 4, seat 2 to move, condition ``>`` on a 6."""
+    fields: dict[str, Any] = dict(
+        seats=4,
+        seat=2,
+        hand=tuple(hand),
+        hand_counts=(5, 6, len(hand), 4),
+        draw_count=30,
+        discard_count=5,
+        condition=">",
+        last_card="6T/<",
+        to_move=2,
+        demand=None,
+        phones=0,
+        window=None,
+        winner=None,
+        legal=tuple(sorted(legal)),
+    )
+    fields.update(kw)
+    return RiiingView(**fields)
+
+
+def tview(hand: Sequence[str], legal: Iterable[str], top_value: int = 4) -> RightOnTimeView:
+    """A Right on Time view of seat 0 of 3, seat 0 to move."""
+    return RightOnTimeView(
+        seats=3,
+        seat=0,
+        hand=tuple(hand),
+        bonus=(),
+        hand_counts=(len(hand), 3, 3),
+        bonus_counts=(0, 0, 0),
+        shown=((), (), ()),
+        draw_count=10,
+        discard_count=3,
+        top=str(top_value),
+        top_value=top_value,
+        round=1,
+        scores=(0, 0, 0),
+        target_points=3,
+        out=(),
+        to_move=0,
+        winner=None,
+        legal=tuple(sorted(legal)),
+    )
+
+
+RHAND = ("7C/>", "3S/E", "!T/~", "9A/<", "P/{2,5,8}", "8T/O", "2C/=")
+RLEGAL = ("play 7C/>", "play 9A/<", "play 8T/O", "play !T/~", "play P/{2,5,8}")
+ROT_HAND = ("J", "2", "6", "Z3")
+ROT_LEGAL = (
+    "play 6",
+    "play J=5",
+    "play J=6",
+    "play J=7",
+    "play 2 J=1",
+    "play 2 J=2",
+    "play 2 J=3",
+    "play 2 J=4",
+    "play J=1 2",
+    "play J=2 2",
+    "play J=3 2",
+    "play J=4 2",
+    "play Z3 2 @1",
+    "play 2 Z3 @0",
+    "play 2 Z3 @1",
+    "play 2 Z3 @2",
+)
+
+
+def riiing_model(keys: Iterable[Key] = (R,)) -> HandScreenModel:
+    """A Riiing! hand of seven with the cursor moved by ``keys``."""
+    ui = HandUI(2, "riiing")
+    ui.show("play", rview(RHAND, RLEGAL))
+    for k in keys:
+        ui.key(k)
+    return ui.screen()
+
+
+def rot_ui(keys: Iterable[Key]) -> HandUI:
+    """The notation.md worked example 3 hand (J 2 6 Z3 on a 4) after ``keys``."""
+    ui = HandUI(0, "right-on-time")
+    ui.show("play", tview(ROT_HAND, ROT_LEGAL))
+    for k in keys:
+        ui.key(k)
+    return ui
+
+
+def test_cursor_card_is_inverted() -> None:
+    """The cursor tile's inside is mostly lit; the other tiles' insides mostly dark."""
+    model = riiing_model([R])
+    assert model.cursor == 1
+    image = frame(model)
+    for i in range(len(model.tiles)):
+        share = lit(image, tile_inside(i))
+        assert (share > 0.6) if i == 1 else (share < 0.35), (i, share)
+
+
+def test_playable_bar_only_under_playable_cards() -> None:
+    """A bar is drawn under exactly the playable tiles."""
+    model = riiing_model([])
+    marks = [t.playable for t in model.tiles]
+    assert marks == [True, False, True, True, True]
+    image = frame(model)
+    for i, playable in enumerate(marks):
+        assert (lit(image, bar(i)) > 0.5) if playable else (lit(image, bar(i)) == 0), i
+
+
+def test_header_shows_seat_turn_and_condition() -> None:
+    """Rows 0-10 hold the inverted seat box, the inverted YOUR TURN and the condition at the
+    right; row 11 stays blank."""
+    image = frame(riiing_model([]))
+    header = image.crop((0, 0, WIDTH, 11))
+    assert header.getbbox() is not None
+    assert lit(image, (0, 0, 9, 10)) > 0.5  # the seat box is inverted
+    assert lit(image, (100, 0, WIDTH - 1, 10)) > 0.05  # "> 6" at the right
+    assert lit(image, (0, 11, WIDTH - 1, 11)) == 0
+
+
+def test_off_turn_header_is_not_inverted() -> None:
+    """Off turn the whose-turn word is plain text, not an inverted box."""
+    ui = HandUI(2, "riiing")
+    ui.show("play", rview(RHAND, [], to_move=0))
+    image = frame(ui.screen())
+    assert lit(image, (16, 0, 50, 10)) < 0.4
+    on_turn = frame(riiing_model([]))
+    assert lit(on_turn, (16, 0, 50, 10)) > 0.5
+
+
+def test_scroll_arrows_follow_the_hidden_tiles() -> None:
+    """A right arrow while tiles hide to the right; a left arrow once scrolled."""
+    first = frame(riiing_model([]))
+    assert lit(first, (WIDTH - 3, TILE_TOP, WIDTH - 1, TILE_BOTTOM)) > 0
+    assert lit(first, (0, TILE_TOP, 2, TILE_BOTTOM)) == 0
+    last = frame(riiing_model([R] * 8))
+    assert lit(last, (0, TILE_TOP, 2, TILE_BOTTOM)) > 0
+    assert lit(last, (WIDTH - 3, TILE_TOP, WIDTH - 1, TILE_BOTTOM)) == 0
+
+
+def test_raised_card_is_lifted() -> None:
+    """The first card of a pair is drawn RAISE px higher than the others."""
+    ui = rot_ui([R, S])  # the 2 is raised
+    model = ui.screen()
+    assert [t.raised for t in model.tiles] == [False, True, False, False]
+    image = frame(model)
+    row = TILE_TOP - RAISE
+    assert lit(image, (TILE_X0 + TILE_PITCH + 4, row, TILE_X0 + TILE_PITCH + 16, row)) == 1
+    assert lit(image, (TILE_X0 + 2 * TILE_PITCH, row, TILE_X0 + 2 * TILE_PITCH + 21, row)) == 0
+
+
+def test_joker_picker_takes_over_the_strip() -> None:
+    """The Joker value picker draws large numbers in boxes, the highlighted one inverted,
+    and no card strip (no playable bars)."""
+    ui = rot_ui([S, R, S])  # J then 2: value picker 1-4
+    picker = ui.screen().picker
+    assert picker is not None and picker.options == ("1", "2", "3", "4")
+    image = frame(ui.screen())
+    boxes = [b for b in _boxes(image)]
+    assert len(boxes) == 4
+    shares = [lit(image, (x0 + 3, 28, x1 - 3, 48)) for x0, x1 in boxes]
+    assert shares[0] > 0.6 and all(s < 0.4 for s in shares[1:])
+    assert lit(image, (0, BAR_Y0 + 1, WIDTH - 1, BAR_Y1)) == 0
+
+
+def _boxes(image: Image.Image) -> list[tuple[int, int]]:
+    """Column ranges of the picker's boxes, read along row 25 (their top edges)."""
+    spans: list[tuple[int, int]] = []
+    start: int | None = None
+    for x in range(WIDTH + 1):
+        on = x < WIDTH and bool(image.getpixel((x, 25)))
+        if on and start is None:
+            start = x
+        elif not on and start is not None:
+            spans.append((start, x - 1))
+            start = None
+    return [s for s in spans if s[1] - s[0] >= 10]
+
+
+def test_target_picker_numbers_seats_from_one() -> None:
+    """After 2 then Z3 the target picker lists seats as people count them, ME last."""
+    ui = rot_ui([R, S, R, R, S])
+    picker = ui.screen().picker
+    assert picker is not None
+    assert picker.title == "WHO DRAWS?" and picker.options == ("2", "3", "ME")
+    assert len(_boxes(frame(ui.screen()))) == 3
+
+
+def test_alert_prompt_is_inverted() -> None:
+    """A refusal is drawn as an inverted prompt line; an ordinary prompt is not."""
+    refused = riiing_model([R, S])
+    assert refused.alert and refused.prompt == "No: need > 6"
+    assert lit(frame(refused), (0, PROMPT_TOP, WIDTH - 1, HEIGHT - 1)) > 0.6
+    plain = riiing_model([R])
+    assert lit(frame(plain), (0, PROMPT_TOP, WIDTH - 1, HEIGHT - 1)) < 0.3
+
+
+def test_render_sends_a_frame_only_on_change() -> None:
+    """render() returns False and sends nothing when the model is unchanged (also an equal
+    new model); True and a new frame when it changed."""
+    device = CountingDummy()
+    screen = HandScreen(device)
+    first = riiing_model([])
+    assert screen.render(first) is True
+    assert screen.render(first) is False
+    assert screen.render(riiing_model([])) is False
+    assert device.frames == 1
+    before = device.image.tobytes()
+    assert screen.render(riiing_model([R])) is True
+    assert device.frames == 2
+    assert device.image.tobytes() != before
+    screen.invalidate()
+    assert screen.render(riiing_model([R])) is True
+    assert device.frames == 3
+
+
+def test_equal_models_give_identical_frames() -> None:
+    """Two devices given equal models show identical pixels."""
+    assert frame(riiing_model([R, R])).tobytes() == frame(riiing_model([R, R])).tobytes()
+
+
+def test_hand_screen_refuses_a_wrong_device() -> None:
+    """A device that is not 128x64 mode "1" is refused with a line naming what it is."""
+    with pytest.raises(ValueError, match="got 128x32 mode '1'"):
+        HandScreen(dummy(width=128, height=32, mode="1"))
+
+
+def test_glyphs_are_distinct_11x11_shapes() -> None:
+    """Every symbol glyph is an 11x11 bitmap and no two are the same shape."""
+    shapes = {name: "".join(rows) for name, rows in GLYPHS.items()}
+    assert {"A", "S", "C", "T", "P"} <= set(shapes)
+    for rows in GLYPHS.values():
+        assert len(rows) == 11 and all(len(r) == 11 for r in rows)
+    assert len(set(shapes.values())) == len(shapes)
+
+
+def test_symbol_glyph_drawn_on_each_card() -> None:
+    """Each Riiing! card tile shows its glyph: the glyph area is not blank."""
+    model = HandScreenModel(
+        "1",
+        "YOUR TURN",
+        "> 6",
+        True,
+        tiles=tuple(Tile("card", "5", sym) for sym in "ASCTP"),
+        cursor=None,
+    )
+    image = frame(model)
+    for i in range(5):
+        x = TILE_X0 + i * TILE_PITCH
+        assert lit(image, (x + 5, TILE_TOP + 21, x + 16, TILE_TOP + 31)) > 0.1, i
+
+
+def test_long_text_is_cut_to_fit() -> None:
+    """fit() shortens a prompt until it fits the line; short text is unchanged."""
+    long = "This prompt is far too long for a small screen"
+    cut = fit(long, 10, WIDTH - 4)
+    assert long.startswith(cut) and len(cut) < len(long)
+    assert text_width(cut, 10) <= WIDTH - 4
+    assert fit("SEL play", 10, WIDTH - 4) == "SEL play"
+
+
+def test_banner_phases_draw_big_text() -> None:
+    """Lobby, wake-up and game over draw a banner in the strip and a prompt."""
+    for phase in ("lobby", "wakeup", "gameover"):
+        ui = HandUI(0, "riiing")
+        ui.show(phase, None)
+        image = frame(ui.screen())
+        assert image.crop((0, 12, WIDTH, 53)).getbbox() is not None, phase
+        assert image.crop((0, PROMPT_TOP, WIDTH, HEIGHT)).getbbox() is not None, phase
+
+
+def test_pngs_for_people(tmp_path: Path) -> None:
+    """Key screens render to 4x PNGs: a Riiing! hand, a pair being composed, the Joker value
+    picker, the target picker."""
+    shots = {
+        "riiing_hand": riiing_model([R]),
+        "rot_pair": rot_ui([R, S, L]).screen(),
+        "rot_joker": rot_ui([S, R, S]).screen(),
+        "rot_target": rot_ui([R, S, R, R, S]).screen(),
+        "picker_model": HandScreenModel(
+            "4", "YOUR TURN", "top 6", True, picker=Picker("JOKER =", ("7",), 0)
+        ),
+    }
+    for name, model in shots.items():
+        save(frame(model), tmp_path / f"{name}.png")
+        with Image.open(tmp_path / f"{name}.png") as png:
+            assert png.size == (WIDTH * 4, HEIGHT * 4)
