@@ -2,16 +2,16 @@
 
 Three pieces, none of them game-aware:
 
-- :class:`EdgeButton`: a gpiozero ``Button`` (pull-up, ``bounce_time=None``) that hands every
-  edge to a callback with the edge's own timestamp.  gpiozero delivers an edge as
-  ``Button._pin_changed(ticks, state)``; on the lgpio pin factory ``ticks`` is the kernel's
+- :class:`EdgeButton`: a gpiozero input device (pull-up, ``bounce_time=None``) that hands
+  every edge to a callback with the edge's own timestamp.  gpiozero delivers an edge as
+  ``_pin_changed(ticks, state)``; on the lgpio pin factory ``ticks`` is the kernel's
   CLOCK_MONOTONIC edge time in float seconds (hardware-facts.md, "gpiozero and slap
   timestamps").  We override ``_pin_changed`` rather than assign ``pin.when_changed``, which
-  would replace Button's own handler and is held only by a weak reference.
+  would replace the device's own handler and is held only by a weak reference.
 - :class:`EdgeDebouncer`: debounce by edge timestamps alone (no clock read, no sleep): the
   first edge of a burst counts and later edges within ``lockout_ns`` of it are swallowed.
 - The simulator/test seam: :func:`edge` drives a gpiozero ``MockFactory`` pin to
-  pressed/released at a chosen ``t_ns``, so gpiozero's real ``Button`` code path runs with
+  pressed/released at a chosen ``t_ns``, so gpiozero's real input-device code path runs with
   that tick (:func:`drive_at`; :func:`mock_pin_factory` builds a factory of
   :class:`EdgeMockPin`, which adds the same as a method).
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from gpiozero import Button  # type: ignore[import-untyped]
+from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 from gpiozero.exc import (  # type: ignore[import-untyped]
     BadPinFactory,
     GPIOPinInUse,
@@ -101,23 +101,33 @@ def pin_label(pin: Pin) -> str:
     return str(pin)
 
 
-class EdgeButton(Button):  # type: ignore[misc]
-    """A gpiozero ``Button`` that reports each edge with its own timestamp.
+class EdgeButton(DigitalInputDevice):  # type: ignore[misc]
+    """A gpiozero button that reports each edge with its own timestamp.
 
     ``pin``: a gpiozero pin name; ``on_edge(pressed, t_ns)`` is called on gpiozero's callback
     thread for every edge (``pressed``: the line is at the active level, i.e. low with the
     pull-up; ``t_ns``: the edge's ticks converted by :func:`ticks_to_ns`), then gpiozero's own
-    handling runs (``is_pressed``, ``when_pressed``).  Always ``pull_up=True`` and
+    handling runs (``is_active``, ``when_activated``).  Always ``pull_up=True`` and
     ``bounce_time=None``: lgpio's bounce filter would stamp the last bounce, not the first
     edge.  Raises what gpiozero raises; use :func:`open_edge_button` for driver errors.
+
+    It is ``gpiozero.Button`` without ``HoldMixin`` (``Button`` = ``HoldMixin`` +
+    ``DigitalInputDevice``; ``_pin_changed`` is ``DigitalInputDevice``'s): ``Button`` starts
+    a hold thread per button that wakes every 100 ms and makes ``close()`` of a held button
+    wait up to ``hold_time`` (1 s).  Nothing here uses ``when_held``.
     """
 
     def __init__(self, pin: Pin, *, on_edge: EdgeCallback, pin_factory: Any = None) -> None:
         self._on_edge = on_edge
         super().__init__(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
 
+    @property
+    def is_pressed(self) -> bool:
+        """Whether the line is at the pressed (active, low) level now: ``Button.is_pressed``."""
+        return bool(self.is_active)
+
     def _pin_changed(self, ticks: float, state: int) -> None:
-        """gpiozero's edge hook: forward ``(pressed, t_ns)``, then let Button update itself."""
+        """gpiozero's edge hook: forward ``(pressed, t_ns)``, then let gpiozero update its state."""
         self._on_edge(bool(self._state_to_value(state)), ticks_to_ns(ticks))
         super()._pin_changed(ticks, state)
 
@@ -242,11 +252,11 @@ def drive_at(mock: Any, level: bool, t_ns: int) -> None:
     Works on any ``MockPin``: records the state change like ``drive_low()``/``drive_high()``
     but with ticks ``t_ns / 1e9`` instead of ``time.monotonic()``, then calls
     ``PiPin._call_when_changed(ticks, state)``, so gpiozero's handler chain
-    (``Button._pin_changed``) runs exactly as with lgpio's kernel timestamps
-    (hardware-facts.md, "Tests").  Handlers run synchronously in the calling thread.  No edge
-    fires if the line is already at ``level``, the pin is not an input, or its edge
-    detection excludes this direction.  Raises :class:`DriverValueError` for a ``t_ns``
-    that is not an ``int`` or a ``mock`` that is not a ``MockPin``.
+    (``DigitalInputDevice._pin_changed``, as in ``Button``) runs exactly as with lgpio's
+    kernel timestamps (hardware-facts.md, "Tests").  Handlers run synchronously in the
+    calling thread.  No edge fires if the line is already at ``level``, the pin is not an
+    input, or its edge detection excludes this direction.  Raises :class:`DriverValueError`
+    for a ``t_ns`` that is not an ``int`` or a ``mock`` that is not a ``MockPin``.
     """
     if not isinstance(mock, MockPin):
         raise DriverValueError(
