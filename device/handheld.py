@@ -45,6 +45,10 @@ PHASES = ("lobby", "wakeup", "play", "gameover")
 VISIBLE_TILES = 5
 """How many card tiles the 128x64 strip shows at once (22 px wide each, screens.md)."""
 
+PROMPT_CHARS = 21
+"""About how many characters the prompt line holds (screens.md); the renderer cuts the
+rest, so prompts are written to fit."""
+
 SYMBOL_WORDS = {"A": "ALARM", "S": "SOAP", "C": "COFFEE", "T": "TOAST", "P": "PHONE"}
 """Riiing! symbol letters as the words people read (RI-1.1)."""
 
@@ -100,8 +104,9 @@ class HandScreenModel:
     """Everything one hand screen shows; equal models give identical frames.
 
     - ``seat_label``: the seat number people read (``"3"`` for seat 2)
-    - ``turn``: ``"YOUR TURN"``, ``"SEAT 2"`` (whose turn), ``"RIIING!"``, ``"GAME OVER"``,
-      the game title in the lobby; ``my_turn``: this seat is to act (header emphasised)
+    - ``turn``: ``"YOUR TURN"``, ``"SEAT 2"`` (whose turn), ``"SLAP!"`` (a RIIING! window),
+      ``"GAME OVER"``, the game title in the lobby; ``my_turn``: this seat is to act
+      (the header's turn word is drawn inverted)
     - ``condition``: the condition in short (``"> 6"``, ``"TOAST!"``, ``"PHONE x2"``,
       ``"top 5"``) or ``""``
     - ``tiles``: the visible part of the card strip (at most :data:`VISIBLE_TILES`);
@@ -449,7 +454,7 @@ class HandUI:
         if view.winner is not None:
             return "You win!" if view.winner == self.seat else f"{seat_word(view.winner)} wins"
         if view.window is not None:
-            return "RIIING! SLAP!"
+            return f"SLAP: drop all {SYMBOL_WORDS.get(view.window, view.window)}"
         if view.to_move != self.seat:
             return f"{seat_word(view.to_move)} to play" if view.to_move is not None else ""
         if self._pending:
@@ -692,7 +697,8 @@ class HandUI:
                 return f"SWAP {prefix[0][1]} for {prefix[1][1]}? SEL"
             return f"LAY {lay}? SEL"
         if step == "picker":
-            return f"LAY {lay} BACK undo"
+            text = f"LAY {lay} BACK undo"
+            return text if len(text) <= PROMPT_CHARS else f"LAY {lay} BACK"
         tile = tiles[self._cursor] if tiles else None
         if prefix and prefix[0][0] == "bonus":
             return f"Swap {prefix[0][1]} for? BACK"
@@ -856,7 +862,7 @@ class HandUI:
             prompt = self._rot_prompt(view, tiles)
             picker = self._rot_picker()
         if isinstance(view, RiiingView) and view.window is not None:
-            turn = "RIIING!"
+            turn = "SLAP!"
         elif my_turn:
             turn = "YOUR TURN"
         elif view.to_move is not None:

@@ -3,6 +3,7 @@ of the cursor, playable bars, header, pickers, prompt; frames sent only on chang
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from device.render.hand import (
     fit,
     text_width,
 )
+from engine import get_game
 from engine.right_on_time.view import RightOnTimeView
 from engine.riiing.view import RiiingView
 
@@ -366,3 +368,27 @@ def test_pngs_for_people(tmp_path: Path) -> None:
         save(frame(model), tmp_path / f"{name}.png")
         with Image.open(tmp_path / f"{name}.png") as png:
             assert png.size == (WIDTH * 4, HEIGHT * 4)
+
+
+@pytest.mark.parametrize("game", ["riiing", "right-on-time"])
+def test_prompts_fit_the_line_in_random_play(game: str) -> None:
+    """Along a seeded random game, random key presses on every seat's handheld never make
+    a prompt wider than the line or a header wider than the screen."""
+    engine = get_game(game)
+    rng = random.Random(7)
+    pos = engine.new(4, 7)
+    screens = 0
+    for _ in range(60):
+        if engine.outcome(pos) is not None:
+            break
+        for seat in range(4):
+            ui = HandUI(seat, game)
+            ui.show("play", engine.view(pos, seat))
+            for _ in range(12):
+                ui.key(rng.choice(list(Key)))
+                model = ui.screen()
+                assert text_width(model.prompt, 10) <= WIDTH - 4, model.prompt
+                assert text_width(model.condition, 10) <= 60, model.condition
+                screens += 1
+        pos, _ = engine.apply(pos, rng.choice(engine.legal(pos)))
+    assert screens > 100

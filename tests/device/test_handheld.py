@@ -363,9 +363,11 @@ def test_riiing_window_blocks_plays_and_shows_riiing() -> None:
     ui.show("play", rview(RHAND, ["slap 2"], window="C", condition="*C"))
     assert ui.key(S) is None
     model = ui.screen()
-    assert model.turn == "RIIING!" and model.condition == "RIIING!"
+    assert model.turn == "SLAP!" and model.condition == "RIIING!"
     assert not model.my_turn
     assert model.prompt == "RIIING! Slap first!"
+    assert ui.key(L) is None
+    assert ui.screen().prompt == "SLAP: drop all COFFEE"
 
 
 def test_riiing_second_select_after_submit_is_ignored() -> None:
