@@ -21,8 +21,9 @@ module                 real backend                                  test/simula
 ``errors``             ``DriverError`` and its leaves
 =====================  ============================================  =========================
 
-Importing ``drivers`` imports gpiozero, luma and Pillow (none touches hardware on import)
-but not pygame: the table display imports it when one is opened.
+Importing ``drivers`` imports gpiozero, luma.core and Pillow (none touches hardware or
+starts a thread) but not pygame or luma.oled: the table display imports pygame when one is
+opened, an OLED kind imports luma.oled (whose import starts luma's 4-thread pool).
 """
 
 from drivers.clock import Clock, FakeClock, MonotonicClock

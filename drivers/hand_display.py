@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 import luma.core.error  # type: ignore[import-untyped]
-import luma.oled.device  # type: ignore[import-untyped]
 from luma.core.device import dummy  # type: ignore[import-untyped]
 from luma.core.interface.serial import i2c, spi  # type: ignore[import-untyped]
 from PIL import Image
@@ -385,6 +384,8 @@ def _oled_opener(kind: str) -> Callable[[int, dict[str, object]], Any]:
     """Return the opener for luma.oled chip ``kind`` (``"ssd1306"`` / ``"sh1106"``)."""
 
     def open_oled(seat: int, p: dict[str, object]) -> Any:
+        # Imported here: importing luma.oled starts luma.core.virtual's 4-thread pool.
+        import luma.oled.device  # type: ignore[import-untyped]
 
         chip = getattr(luma.oled.device, kind)
         where = _label(kind, p)

@@ -192,10 +192,13 @@ def test_explicit_modes_ignore_the_environment() -> None:
 
 
 def test_importing_drivers_does_not_import_pygame() -> None:
-    """`import drivers` leaves pygame unimported: device/ decides when."""
+    """`import drivers` imports neither pygame nor luma.oled and starts no thread."""
     root = Path(__file__).resolve().parents[2]
-    code = "import sys, drivers; print('pygame' in sys.modules)"
+    code = (
+        "import sys, threading, drivers; "
+        "print('pygame' in sys.modules, 'luma.oled' in sys.modules, threading.active_count())"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == "False"
+    assert out.stdout.split() == ["False", "False", "1"]
