@@ -403,7 +403,8 @@ class TableScene:
             frame = self._flash.frame(now_ns) if self._flash is not None else None
             name = SYMBOL_NAMES.get(v.window, v.window)
             cond = CondSpec(
-                "window", "RIIING!  SLAP!", sub=name, symbol=v.window,
+                "window", "RIIING!  SLAP!", sub=name,
+                symbol=v.window if v.window in SYMBOL_NAMES else None,
                 flash_on=frame is not None and frame % 2 == 0,
             )
             zones["cond"] = (COND, cond)

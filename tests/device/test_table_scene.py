@@ -1,0 +1,631 @@
+"""The TV's table scene (device/render/table.py): what it shows, when it redraws, how it scales.
+
+Drawn with pygame on plain surfaces under the SDL dummy video driver; PNGs go only to
+pytest's tmp_path.  Times are fake CLOCK_MONOTONIC ns chosen by each test.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import itertools
+from dataclasses import replace
+from pathlib import Path
+
+import pygame
+import pytest
+
+from device.render import anim, icons
+from device.render.cards import CardPainter, riiing_face, rot_face
+from device.render.layout import CARD, COND, COUNT, PILE, Letterbox, seat_zones
+from device.render.model import LobbyModel, SeatBadge, TableModel
+from device.render.palette import (
+    BACKGROUND,
+    SEAT_COLOURS,
+    SYMBOL_COLOURS,
+    contrast_ratio,
+    relative_luminance,
+)
+from device.render.table import TableScene, riiing_condition, rot_value
+from device.render.text import Typesetter
+from device.render.zones import CardSpec, CondSpec
+from engine.right_on_time.view import RightOnTimeView
+from engine.riiing.view import RiiingView
+
+S = 1_000_000_000
+T0 = 1_000 * S
+FULL = (1920, 1080)
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def badges(
+    n: int, cpu: tuple[int, ...] = (), unplugged: tuple[int, ...] = ()
+) -> tuple[SeatBadge, ...]:
+    """Seat badges "Seat 1".."Seat n"; seats in ``cpu`` are computers."""
+    return tuple(
+        SeatBadge(i, f"Seat {i + 1}", "computer" if i in cpu else "human", i not in unplugged)
+        for i in range(n)
+    )
+
+
+def rv(**kw: object) -> RiiingView:
+    """A 4-seat public Riiing! view: last card 6T, condition '>', seat 2 to move."""
+    base: dict[str, object] = dict(
+        seats=4, seat=None, hand=(), hand_counts=(7, 5, 6, 3), draw_count=42, discard_count=12,
+        condition=">", last_card="6T/<", to_move=2, demand=None, phones=0, window=None,
+        winner=None, legal=(),
+    )
+    base.update(kw)
+    return RiiingView(**base)  # type: ignore[arg-type]
+
+
+def tv(**kw: object) -> RightOnTimeView:
+    """A 4-seat public Right on Time view: top J5 (value 5), seat 2 out, seat 3 to move."""
+    base: dict[str, object] = dict(
+        seats=4, seat=None, hand=(), bonus=(), hand_counts=(5, 7, 0, 4),
+        bonus_counts=(0, 0, 1, 0), shown=((), (), (), ()), draw_count=9, discard_count=8,
+        top="J5", top_value=5, round=2, scores=(1, 0, 1, 0), target_points=3, out=(2,),
+        to_move=3, winner=None, legal=(),
+    )
+    base.update(kw)
+    return RightOnTimeView(**base)  # type: ignore[arg-type]
+
+
+def riiing(view: RiiingView | None = None, **kw: object) -> TableModel:
+    """A Riiing! play-phase table model (seat 3 a computer)."""
+    v = view or rv()
+    base: dict[str, object] = dict(
+        game="riiing", phase="play", view=v, seats=badges(v.seats, cpu=(3,)),
+        last_event="Seat 2 played 6T",
+    )
+    base.update(kw)
+    return TableModel(**base)  # type: ignore[arg-type]
+
+
+def rot(view: RightOnTimeView | None = None, **kw: object) -> TableModel:
+    """A Right on Time play-phase table model (seat 1 a computer)."""
+    v = view or tv()
+    base: dict[str, object] = dict(
+        game="right-on-time", phase="play", view=v, seats=badges(v.seats, cpu=(1,)),
+        last_event="Seat 3 laid J=5 and is out",
+    )
+    base.update(kw)
+    return TableModel(**base)  # type: ignore[arg-type]
+
+
+CONDITIONS: dict[str, str | None] = {
+    "higher": ">",
+    "lower": "<",
+    "same_number": "=",
+    "same_symbol": "~",
+    "even": "E",
+    "odd": "O",
+    "one_of": "{2,5,8}",
+    "open": None,
+}
+
+
+def render(model: TableModel, now: int = T0, size: tuple[int, int] = FULL) -> pygame.Surface:
+    """A fresh scene's first frame of ``model`` at ``now`` on a ``size`` surface."""
+    scene = TableScene()
+    scene.set_model(model, now)
+    surface = pygame.Surface(size)
+    scene.draw(surface, now)
+    return surface
+
+
+def crop(surface: pygame.Surface, rect: pygame.Rect) -> bytes:
+    """The RGB bytes of ``rect`` of ``surface``."""
+    return pygame.image.tobytes(surface.subsurface(rect), "RGB")
+
+
+def colours(surface: pygame.Surface, rect: pygame.Rect) -> set[tuple[int, int, int]]:
+    """The distinct colours in ``rect`` of ``surface``."""
+    data = pygame.image.tobytes(surface.subsurface(rect), "RGBX")
+    found = set()
+    for word in set(memoryview(data).cast("I")):
+        b = word.to_bytes(4, "little")
+        found.add((b[0], b[1], b[2]))
+    return found
+
+
+def not_blank(surface: pygame.Surface, rect: pygame.Rect) -> bool:
+    """``rect`` holds a picture: >= 2% of it differs from its corner colour, in many colours."""
+    part = surface.subsurface(rect)
+    same = pygame.mask.from_threshold(part, part.get_at((0, 0)), (6, 6, 6, 255)).count()
+    return same < 0.98 * rect.width * rect.height and len(colours(surface, rect)) > 20
+
+
+def save(surface: pygame.Surface, tmp_path: Path, name: str) -> Path:
+    """Save ``surface`` as tmp_path/name.png (to look at when a test fails)."""
+    path = tmp_path / f"{name}.png"
+    pygame.image.save(surface, str(path))
+    return path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _pygame_fonts() -> object:
+    pygame.font.init()
+    yield None
+
+
+# --------------------------------------------------------------------------- icons, palette
+
+
+def test_symbols_differ_in_shape() -> None:
+    """The five symbols drawn in one colour have clearly different alpha masks (shape first)."""
+    masks = {}
+    for sym in icons.SYMBOLS:
+        image = icons.stamp(sym, 120, (255, 255, 255))
+        masks[sym] = pygame.mask.from_surface(image, 127)
+        assert masks[sym].count() > 120 * 120 // 10, sym
+    for a, b in itertools.combinations(icons.SYMBOLS, 2):
+        ma, mb = masks[a], masks[b]
+        both = ma.overlap_area(mb, (0, 0))
+        union = ma.count() + mb.count() - both
+        assert (union - both) / union > 0.3, f"{a} and {b} have too similar shapes"
+
+
+def test_draw_symbol_centres_in_rect_and_rejects_unknown() -> None:
+    """draw_symbol paints only inside its rect; an unknown code is a ValueError naming it."""
+    surface = pygame.Surface((300, 200), pygame.SRCALPHA)
+    icons.draw_symbol(surface, "T", pygame.Rect(100, 50, 100, 100), (230, 159, 0))
+    bounds = surface.get_bounding_rect()
+    assert pygame.Rect(100, 50, 100, 100).contains(bounds) and bounds.width > 60
+    with pytest.raises(ValueError, match="'X'"):
+        icons.draw_symbol(surface, "X", pygame.Rect(0, 0, 10, 10), (0, 0, 0))
+    with pytest.raises(ValueError, match="glyph"):
+        icons.draw_glyph(surface, "banana", pygame.Rect(0, 0, 10, 10), (0, 0, 0))
+
+
+def test_palette_is_distinct_and_seat_colours_read_on_the_table() -> None:
+    """Six distinct seat colours, each >= 3:1 against the table; symbol colours distinct."""
+    assert len(set(SEAT_COLOURS)) == 6
+    assert all(contrast_ratio(c, BACKGROUND) >= 3.0 for c in SEAT_COLOURS)
+    assert len(set(SYMBOL_COLOURS.values())) == len(SYMBOL_COLOURS) == 5
+    assert relative_luminance((255, 255, 255)) == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- words
+
+
+@pytest.mark.parametrize(
+    ("cond", "last", "headline", "sub"),
+    [
+        (">", "6T/<", "HIGHER than 6", ""),
+        ("<", "6T/<", "LOWER than 6", ""),
+        ("=", "6T/<", "SAME NUMBER 6", ""),
+        ("~", "6T/<", "SAME SYMBOL", "TOAST"),
+        ("E", "6T/<", "EVEN", "2  4  6  8"),
+        ("O", "6T/<", "ODD", "1  3  5  7  9"),
+        ("{2,5,8}", "6T/<", "ONE OF 2 5 8", ""),
+        (None, "6T/<", "OPEN: any card", "the draw pile is empty"),
+        (">", "!A/E", "HIGHER: open", "last card has no number: any number"),
+        ("~", "P/O", "SAME SYMBOL: open", "last card is a Phone"),
+    ],
+)
+def test_condition_words(cond: str | None, last: str, headline: str, sub: str) -> None:
+    """Each condition is named in words against the last card (RI-3.2, RI-3.4, RI-3.5)."""
+    spec = riiing_condition(rv(condition=cond, last_card=last))
+    assert (spec.headline, spec.sub) == (headline, sub)
+
+
+def test_demand_and_phone_chain_take_the_condition_zone() -> None:
+    """A pending demand / phone chain is what decides (RI-5.3/5.4): it takes the zone."""
+    demand = riiing_condition(rv(condition="E", demand="T", last_card="!T/E"))
+    assert (demand.headline, demand.symbol, demand.sub) == ("TOAST!", "T", "EVEN on hold")
+    phones = riiing_condition(rv(condition="{2,5,8}", phones=2, last_card="P/E"))
+    assert (phones.headline, phones.symbol) == ("PHONE x2", "P")
+    assert phones.sub == "ONE OF 2 5 8 on hold"
+
+
+@pytest.mark.parametrize(
+    ("top", "value", "big", "headline"),
+    [
+        ("7", 7, "7", "TOP VALUE"),
+        ("J5", 5, "5", "Joker as 5"),
+        ("N", 0, "0", "NULL = 0"),
+        ("D3", 3, "3", "Du bist! 3"),
+        ("Z5", 5, "5", "Ziehen! 5"),
+    ],
+)
+def test_rot_top_value_words(top: str, value: int, big: str, headline: str) -> None:
+    """Right on Time shows the top card's value huge and names it (RT-1.3)."""
+    spec = rot_value(tv(top=top, top_value=value), "Seat 4")
+    assert (spec.big, spec.headline) == (big, headline)
+
+
+def test_rot_opening_lay_words() -> None:
+    """Before the round's opening lay the zone says any card may open (RT-2.2)."""
+    spec = rot_value(tv(top=None, top_value=None, round=3), "Seat 1")
+    assert " ".join(spec.headline.split()) == "Opening lay: any card"
+    assert spec.sub == "Seat 1 opens round 3"
+
+
+def test_card_code_reading_never_raises() -> None:
+    """Card faces are read from codes for display; junk reads as 'unknown'."""
+    assert riiing_face("7C/>") == riiing_face("7C")
+    assert riiing_face("!T/E").kind == "demand" and riiing_face("P/O").symbol == "P"
+    assert riiing_face("0Q/?").kind == "unknown"
+    assert rot_face("J4").value == 4 and rot_face("J").value is None
+    assert rot_face("N").value == 0 and rot_face("D9").kind == "unknown"
+
+
+# --------------------------------------------------------------------------- pixels
+
+
+def test_condition_zone_differs_per_condition(tmp_path: Path) -> None:
+    """Every condition kind paints a non-blank condition zone, each one different."""
+    seen: dict[bytes, str] = {}
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    for i, (name, cond) in enumerate(CONDITIONS.items()):
+        scene.set_model(riiing(rv(condition=cond)), T0 + i * S)
+        scene.draw(surface, T0 + i * S)
+        save(surface, tmp_path, f"riiing_{name}")
+        assert not_blank(surface, COND), name
+        data = crop(surface, COND)
+        assert data not in seen, f"{name} looks like {seen.get(data)}"
+        seen[data] = name
+
+
+def test_last_card_is_large_with_a_200px_number(tmp_path: Path) -> None:
+    """The last card is >= 360 px tall and its number's ink is >= 200 px tall."""
+    surface = render(riiing(rv(last_card="8C/E")))
+    save(surface, tmp_path, "last_card")
+    assert not_blank(surface, CARD)
+    card = pygame.Rect(0, 0, round(CardSpec.CARD_H * 0.7), CardSpec.CARD_H)
+    card.midtop = (CARD.centerx, CARD.y + 10)
+    assert card.height >= 360
+    top = card.inflate(-40, 0)
+    top.height = round(card.height * 0.55)
+    dark = pygame.mask.from_threshold(surface.subsurface(top), (18, 18, 22), (40, 40, 40, 255))
+    rects = dark.get_bounding_rects()
+    assert rects and max(r.height for r in rects) >= 200
+
+
+def test_cards_differ_between_last_cards() -> None:
+    """Different last cards paint different card zones (number and symbol both show)."""
+    a = crop(render(riiing(rv(last_card="8C/E"))), CARD)
+    b = crop(render(riiing(rv(last_card="8S/E"))), CARD)
+    c = crop(render(riiing(rv(last_card="3C/E"))), CARD)
+    assert len({a, b, c}) == 3
+
+
+def test_window_flashes_and_counts_down(tmp_path: Path) -> None:
+    """An open RIIING! window flashes, shows the reverse's symbol and a countdown."""
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    model = riiing(rv(condition="*C", window="C"), deadline_ns=T0 + 8 * S)
+    scene.set_model(model, T0)
+    scene.draw(surface, T0)
+    save(surface, tmp_path, "window_flash_on")
+    on = crop(surface, COND)
+    assert not_blank(surface, COUNT)
+    scene.draw(surface, T0 + anim.FLASH_PERIOD_NS)
+    save(surface, tmp_path, "window_flash_off")
+    assert crop(surface, COND) != on
+    yellow = pygame.mask.from_threshold(
+        surface.subsurface(COND), (240, 228, 66), (12, 12, 12, 255)
+    ).count()
+    assert yellow > COND.width * COND.height // 3
+    coffee = pygame.mask.from_threshold(
+        surface.subsurface(COND), SYMBOL_COLOURS["C"], (8, 8, 8, 255)
+    ).count()
+    assert coffee > 10_000
+
+
+def test_countdown_tick_redraws_only_the_countdown() -> None:
+    """Once the flash and pulse have ended, a countdown step redraws only its strip."""
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    scene.set_model(riiing(rv(condition="*C", window="C"), deadline_ns=T0 + 8 * S), T0)
+    scene.draw(surface, T0)
+    t = T0 + 3 * S
+    scene.draw(surface, t)
+    nxt = scene.next_frame_ns(t)
+    assert nxt == t + anim.COUNTDOWN_STEP_NS
+    assert scene.draw(surface, nxt) == [COUNT]
+    assert scene.draw(surface, nxt) == []
+
+
+def test_countdown_ends_then_still() -> None:
+    """At the window's deadline the countdown stops asking for frames."""
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    scene.set_model(riiing(rv(condition="*C", window="C"), deadline_ns=T0 + 2 * S), T0)
+    scene.draw(surface, T0)
+    assert scene.next_frame_ns(T0 + 2 * S - 1) == T0 + 2 * S
+    scene.draw(surface, T0 + 2 * S)
+    assert scene.next_frame_ns(T0 + 2 * S) is None
+
+
+def test_demand_phone_and_slap_fill_the_pile_zone(tmp_path: Path) -> None:
+    """Demand, phone chain and slap result each show in the pile zone, differently."""
+    plain = render(riiing())
+    demand = render(riiing(rv(last_card="!T/E", condition="E", demand="T")))
+    phones = render(riiing(rv(last_card="P/E", condition="E", phones=2)))
+    slap = render(riiing(rv(last_card="4A/*S", to_move=0), slap=(3, 231)))
+    for name, s in (("demand", demand), ("phones", phones), ("slap", slap)):
+        save(s, tmp_path, name)
+    message = pygame.Rect(PILE.x + 410, PILE.y, PILE.width - 410, PILE.height)
+    assert len(colours(plain, message)) == 1
+    crops = {crop(s, message) for s in (demand, phones, slap)}
+    assert len(crops) == 3 and all(not_blank(s, message) for s in (demand, phones, slap))
+
+
+def test_game_over_lobby_and_wakeup_render(tmp_path: Path) -> None:
+    """Game over, lobby and wake-up screens all paint their centre."""
+    over = render(
+        riiing(rv(winner=1, to_move=None), phase="gameover", results=("Seat 4: 231 ms",))
+    )
+    lobby = TableModel(
+        "riiing", "lobby", None, badges(4),
+        lobby=LobbyModel((("Game", "Riiing!"), ("Seat 1", "human"), ("START", "")), 1, "hint"),
+    )
+    wake = TableModel("riiing", "wakeup", None, badges(4), deadline_ns=T0 + 10 * S)
+    centre = pygame.Rect(340, 120, 1240, 640)
+    for name, model in (("gameover", over), ("lobby", lobby), ("wakeup", wake)):
+        surface = model if isinstance(model, pygame.Surface) else render(model)
+        save(surface, tmp_path, name)
+        assert not_blank(surface, centre), name
+    lobby_surface = render(lobby)
+    cursor_row = pygame.Rect(400, 120 + 20 + 100 + 20, 200, 40)
+    assert (240, 228, 66) in colours(lobby_surface, cursor_row)
+
+
+def test_wakeup_rings_until_its_deadline() -> None:
+    """The wake-up race animates with its countdown and is still after the deadline."""
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    scene.set_model(TableModel("riiing", "wakeup", None, badges(3), deadline_ns=T0 + S), T0)
+    scene.draw(surface, T0)
+    assert scene.next_frame_ns(T0) == T0 + anim.COUNTDOWN_STEP_NS
+    assert scene.draw(surface, T0 + anim.COUNTDOWN_STEP_NS) != []
+    scene.draw(surface, T0 + S)
+    assert scene.next_frame_ns(T0 + S) is None
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        tv(),
+        tv(top="N", top_value=0, out=()),
+        tv(top=None, top_value=None, out=(), round=3),
+        tv(top="7", top_value=7, shown=((), ("4",), (), ())),
+        tv(winner=0, to_move=None, scores=(3, 1, 2, 0), out=(2, 0)),
+    ],
+    ids=["joker", "null", "opening", "shown", "match_over"],
+)
+def test_rot_states_render(view: RightOnTimeView, tmp_path: Path) -> None:
+    """Right on Time play, opening lay and match over render with value, out list, points."""
+    phase = "gameover" if view.winner is not None else "play"
+    surface = render(rot(view, phase=phase, results=("Seat 1 wins 3:2",) if view.winner else ()))
+    save(surface, tmp_path, f"rot_{phase}_{view.top}")
+    zones = [CARD, COND] if phase == "play" else [pygame.Rect(340, 120, 1240, 640)]
+    assert all(not_blank(surface, z) for z in zones)
+    for rect, _inner in seat_zones(view.seats):
+        assert not_blank(surface, rect)
+
+
+def test_rot_out_list_and_points_show() -> None:
+    """Seats out (in order) appear in the pile zone; victory points draw on the badges."""
+    none_out = render(rot(tv(out=())))
+    one_out = render(rot(tv(out=(2,))))
+    message = pygame.Rect(PILE.x + 410, PILE.y, PILE.width - 410, PILE.height)
+    assert len(colours(none_out, message)) == 1 and not_blank(one_out, message)
+    low = render(rot(tv(scores=(0, 0, 0, 0))))
+    high = render(rot(tv(scores=(2, 0, 0, 0))))
+    seat0 = seat_zones(4)[0][0]
+    assert crop(low, seat0) != crop(high, seat0)
+
+
+# --------------------------------------------------------------------------- motion, dirty
+
+
+def test_still_after_animations_and_no_redraw_without_change() -> None:
+    """Right after a change frames are due; once the 2 s pulse ends: None and no dirty rects."""
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    scene.set_model(riiing(), T0)
+    assert scene.draw(surface, T0) == [surface.get_rect()]
+    assert scene.next_frame_ns(T0) is not None
+    late = T0 + anim.PULSE_NS
+    scene.draw(surface, late)
+    assert scene.next_frame_ns(late) is None
+    assert scene.draw(surface, late) == []
+    scene.set_model(riiing(), late + S)
+    assert scene.draw(surface, late + S) == []
+    assert scene.next_frame_ns(late + S) is None
+
+
+def test_turn_pulse_lasts_two_seconds_then_marker_stays() -> None:
+    """The turn marker pulses for 2 s after the turn changes, then is still but shown."""
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    scene.set_model(riiing(), T0)
+    scene.draw(surface, T0 + 3 * S)
+    scene.set_model(riiing(rv(to_move=3)), T0 + 3 * S)
+    t = T0 + 3 * S
+    assert scene.next_frame_ns(t) == t + anim.PULSE_FRAME_NS
+    seat3 = seat_zones(4)[3][0]
+    frames = set()
+    for k in range(0, 20, 4):
+        scene.draw(surface, t + k * anim.PULSE_FRAME_NS)
+        frames.add(crop(surface, seat3))
+    assert len(frames) > 2
+    scene.draw(surface, t + anim.PULSE_NS)
+    assert scene.next_frame_ns(t + anim.PULSE_NS) is None
+    still = crop(surface, seat3)
+    assert (255, 255, 255) in colours(surface, seat3)
+    assert still not in frames or len(frames) > 1
+
+
+def test_laid_card_slides_onto_the_pile() -> None:
+    """A new last card slides in over the old one, then rests; frames stop after it."""
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    scene.set_model(riiing(), T0)
+    scene.draw(surface, T0 + 3 * S)
+    t = T0 + 3 * S
+    laid = riiing(rv(hand_counts=(7, 5, 5, 3), to_move=3, last_card="8C/E", condition="E"))
+    scene.set_model(laid, t)
+    assert CARD in scene.draw(surface, t)
+    start = crop(surface, CARD)
+    mid = scene.next_frame_ns(t)
+    assert mid is not None and mid - t <= anim.FRAME_NS
+    scene.draw(surface, t + anim.SLIDE_NS // 2)
+    middle = crop(surface, CARD)
+    scene.draw(surface, t + anim.SLIDE_NS)
+    rest = crop(surface, CARD)
+    assert len({start, middle, rest}) == 3
+    assert rest == crop(render(laid, t + 10 * S), CARD)
+
+
+def test_slide_comes_from_the_laying_seats_side() -> None:
+    """The slide starts on the side of the seat whose hand shrank, else from the pile."""
+    scene = TableScene()
+    scene.set_model(riiing(), T0)
+    # seat 0 (left column) lays
+    scene.set_model(riiing(rv(hand_counts=(6, 5, 6, 3), last_card="8C/E")), T0 + S)
+    assert scene._card_spec("riiing", "8C/E", T0 + S, "").offset[0] < 0
+    # seat 2 (right column) lays
+    scene.set_model(riiing(rv(hand_counts=(6, 5, 5, 3), last_card="9C/E")), T0 + 2 * S)
+    assert scene._card_spec("riiing", "9C/E", T0 + 2 * S, "").offset[0] > 0
+    # a phone chain's take turns a card from the draw pile
+    scene.set_model(riiing(rv(hand_counts=(6, 5, 7, 3), last_card="2S/E")), T0 + 3 * S)
+    assert scene._card_spec("riiing", "2S/E", T0 + 3 * S, "").offset[1] > 0
+
+
+def test_same_input_draws_the_same_pixels() -> None:
+    """Drawing is a function of model and time: two scenes give identical frames."""
+    model = riiing(rv(condition="*S", window="S"), deadline_ns=T0 + 5 * S)
+    a = render(model, T0 + 400_000_000)
+    b = render(model, T0 + 400_000_000)
+    assert crop(a, a.get_rect()) == crop(b, b.get_rect())
+
+
+# --------------------------------------------------------------------------- scaling
+
+
+def test_scales_to_960x540_and_redraws_on_size_change() -> None:
+    """The 16:9 frame fills a 960x540 surface; a new size gives a full redraw."""
+    scene = TableScene()
+    scene.set_model(riiing(), T0)
+    big = pygame.Surface(FULL)
+    scene.draw(big, T0)
+    small = pygame.Surface((960, 540))
+    assert scene.draw(small, T0) == [small.get_rect()]
+    assert not_blank(small, Letterbox.fit((960, 540)).map_rect(COND))
+    scene.set_model(riiing(rv(condition="<")), T0 + S)
+    dirty = scene.draw(small, T0 + S)
+    box = Letterbox.fit((960, 540))
+    assert box.map_rect(COND) in dirty
+    assert all(small.get_rect().contains(r) for r in dirty)
+
+
+def test_letterbox_on_1280x800() -> None:
+    """On 1280x800 the frame is 1280x720 with 40 px black bars above and below."""
+    surface = render(riiing(), size=(1280, 800))
+    box = Letterbox.fit((1280, 800))
+    assert box.content == pygame.Rect(0, 40, 1280, 720)
+    assert colours(surface, pygame.Rect(0, 0, 1280, 40)) == {(0, 0, 0)}
+    assert colours(surface, pygame.Rect(0, 760, 1280, 40)) == {(0, 0, 0)}
+    inside = surface.get_at((1200, 50))
+    assert all(abs(a - b) <= 3 for a, b in zip(inside[:3], BACKGROUND, strict=True))
+    assert not_blank(surface, box.map_rect(COND))
+
+
+def test_quarter_size_keeps_condition_and_card_high_contrast(tmp_path: Path) -> None:
+    """Scaled 1920->480x270 (a TV across the room), condition and card keep >= 7:1 contrast."""
+    surface = render(riiing(), size=(480, 270))
+    save(surface, tmp_path, "quarter")
+    box = Letterbox.fit((480, 270))
+    for zone in (COND, CARD):
+        lum = sorted(relative_luminance(c) for c in colours(surface, box.map_rect(zone)))
+        assert (lum[-1] + 0.05) / (lum[0] + 0.05) >= 7.0
+    words = box.map_rect(pygame.Rect(COND.x, COND.y + 330, COND.width, 120))
+    bright = pygame.mask.from_threshold(
+        surface.subsurface(words), (240, 240, 240), (40, 40, 40, 255)
+    )
+    assert max(r.height for r in bright.get_bounding_rects()) >= 16
+
+
+def test_scene_rejects_another_logical_size() -> None:
+    """The logical frame is 1920x1080; other sizes are refused with a clear message."""
+    with pytest.raises(ValueError, match="1920x1080"):
+        TableScene((1280, 720))
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+def test_odd_input_never_crashes(tmp_path: Path) -> None:
+    """Unknown codes, phases, mismatched seats and odd lobby cursors still draw."""
+    models = [
+        riiing(rv(last_card="??", condition="#")),
+        riiing(rv(condition="*Q", window="Q", demand="Z"), deadline_ns=T0 - S),
+        riiing(rv(seats=4), seats=badges(2), slap=(9, 12)),
+        rot(tv(top="X9", top_value=None), seats=badges(6)),
+        TableModel("riiing", "dancing", None, ()),
+        TableModel("riiing", "play", None, badges(2)),
+        TableModel("riiing", "lobby", None, (), lobby=LobbyModel((), 7, "")),
+        TableModel("chess", "gameover", None, badges(3), results=("x",) * 40),
+        riiing(seats=tuple(SeatBadge(i, "A very long player name indeed") for i in range(4))),
+        replace(riiing(rv(hand_counts=(99, 0, 3, 1))), banner="x" * 300),
+    ]
+    for i, model in enumerate(models):
+        surface = render(model, size=(960, 540))
+        save(surface, tmp_path, f"odd_{i}")
+        background = pygame.mask.from_threshold(surface, BACKGROUND, (6, 6, 6, 255)).count()
+        assert background < 960 * 540 - 2000, f"model {i} drew nothing"
+
+
+def test_six_seats_ring_fits_and_does_not_overlap() -> None:
+    """Up to six seat zones sit inside the frame, clear of each other and of the centre."""
+    for n in range(0, 7):
+        zones = [r for r, _ in seat_zones(n)]
+        assert len(zones) == n
+        assert all(pygame.Rect(0, 110, 1920, 970).contains(r) for r in zones)
+        assert not any(a.colliderect(b) for a, b in itertools.combinations(zones, 2))
+        assert not any(r.colliderect(pygame.Rect(340, 120, 1240, 950)) for r in zones)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def test_timeline_and_countdown_frames() -> None:
+    """Timelines step in frames and settle; countdowns step toward the deadline then stop."""
+    line = anim.Timeline(100, 50, 20)
+    assert [line.frame(t) for t in (90, 100, 119, 120, 149, 150)] == [0, 0, 0, 1, 2, None]
+    assert [line.next_ns(t) for t in (100, 145, 150)] == [120, 150, None]
+    count = anim.Countdown(1_000, 100)
+    assert count.steps_left(750) == 3 and count.next_ns(750) == 800
+    assert count.next_ns(999) == 1_000 and count.next_ns(1_000) is None
+
+
+def test_typesetter_fits_and_wraps() -> None:
+    """Text shrinks to fit, then is cut with '...'; wrapping keeps to the line limit."""
+    text = Typesetter()
+    assert text.fit("HIGHER than 6", 104, (255, 255, 255), 5000).get_height() >= 90
+    small = text.fit("HIGHER than 6", 104, (255, 255, 255), 300, 20)
+    assert small.get_width() <= 300
+    assert text.truncate("abcdefghijklmnopqrstuvwxyz", 50, 200).endswith("...")
+    lines = text.wrap("one two three four five six seven", 50, 200, 2)
+    assert len(lines) == 2 and all(text.width(line, 50) <= 200 for line in lines)
+
+
+def test_card_painter_caches_and_sizes() -> None:
+    """Card faces have the card aspect, are cached, and fans fit their box."""
+    painter = CardPainter(Typesetter())
+    face = painter.riiing("7C/>", 400)
+    assert face.get_size() == (280, 400) and painter.riiing("7C/>", 400) is face
+    assert painter.rot("J4", 400).get_size() == (280, 400)
+    assert painter.fan(12, 50).get_size() == (130, 72)
+    assert CondSpec.ICON >= 240 and CondSpec.WORDS >= 90
