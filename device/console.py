@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from device.arbiter import SlapArbiter, SlapDecision, Verdict
 from device.events import EventQueue, Quit, Redraw
 from device.handheld import HandUI, Key
-from device.journal import Journal, write_atomic
+from device.journal import ActionRecord, DecisionRecord, Journal, JournalHeader, write_atomic
 from device.lobby import Lobby, LobbyChoices
 from device.narrate import narrate, seat_name
 from device.render.model import SeatBadge, TableModel
@@ -146,6 +146,7 @@ class Console:
         on_action: Callable[[int], None] | None = None,
         keymap: tuple[str, ...] = (),
         skip_lobby: bool = False,
+        driver_timers: Sequence[Callable[[int], int | None]] = (),
     ) -> None:
         from device.timers import Timers
 
@@ -158,6 +159,8 @@ class Console:
         self.on_action = on_action
         self.keymap = keymap
         self.timers = Timers()
+        self.driver_timers = list(driver_timers)
+        self._driver_deadline: int | None = None
         self.lobby = Lobby(choices)
         self.game_seed = game_seed
         self.running = True
@@ -170,7 +173,8 @@ class Console:
         self.game: Game[Any, Any, Any] = get_game(choices.game)
         self.pos: Any = None
         self.bots: dict[Seat, Bot[Any, Any]] = {}
-        self.device_rng = random.Random(game_seed)
+        self.device_seed = device_seed_of(game_seed)
+        self.device_rng = random.Random(self.device_seed)
         self.arbiter = self._new_arbiter(len(choices.kinds))
         self.record: GameRecord | None = None
         self.journal: Journal | None = None
@@ -201,8 +205,14 @@ class Console:
                 if not self.running:
                     break
             now = self.clock.now_ns()
+            self._run_driver_timers(now)
             self.timers.run_due(now)
             self.render(self.clock.now_ns())
+
+    def _run_driver_timers(self, now_ns: int) -> None:
+        # e.g. SlapButtons.settle: posts the release a sub-lockout tap swallowed
+        deadlines = [d for fn in self.driver_timers if (d := fn(now_ns)) is not None]
+        self._driver_deadline = min(deadlines, default=None)
 
     def stop(self) -> None:
         """Leave :meth:`run` after the current step."""
@@ -210,7 +220,7 @@ class Console:
 
     def next_deadline_ns(self) -> int | None:
         """The earliest of the timers and the next animation frame (``None``: idle)."""
-        candidates = [t for t in (self.timers.next_ns(),
+        candidates = [t for t in (self.timers.next_ns(), self._driver_deadline,
                                   self.presenter.next_frame_ns(self.clock.now_ns()))
                       if t is not None]
         return min(candidates) if candidates else None
@@ -316,7 +326,7 @@ class Console:
         if decision.tie:
             log.info("slap tie broken by the device RNG: seat %d wins", decision.seat + 1)
         if self.journal is not None:
-            self.journal.append({"decision": race, **decision.to_json()})
+            self.journal.append(DecisionRecord(race, decision.to_json()))
 
     def _false_slap(self, seat: Seat, now_ns: int) -> None:
         action = f"falseslap {seat}"
@@ -360,6 +370,8 @@ class Console:
             self._make_hands()
         self.record = GameRecord(choices.game, self.game_seed, choices.kinds,
                                  dict(choices.game_options()))
+        self.device_seed = device_seed_of(self.game_seed)
+        self.device_rng.seed(self.device_seed)
         self.bots = {}
         for seat, kind in enumerate(choices.kinds):
             if kind == "computer":
@@ -403,9 +415,10 @@ class Console:
     def _open_journal(self) -> None:
         if self.state_dir is None or self.record is None:
             return
-        header = {"game": self.record.game, "seats": len(self.record.kinds),
-                  "seed": self.record.seed, "options": self.record.options,
-                  "first": self.record.first, "kinds": list(self.record.kinds)}
+        header = JournalHeader(
+            game=self.record.game, seats=len(self.record.kinds), seed=self.record.seed,
+            options=self.record.options, first=self.record.first,
+            device_seed=self.device_seed, seat_kinds=self.record.kinds)
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True)
             self.journal = Journal.create(self.state_dir / "journal.log", header)
@@ -431,7 +444,7 @@ class Console:
         self.record.actions.append(text)
         if self.journal is not None:
             try:
-                self.journal.append({"action": text})
+                self.journal.append(ActionRecord(text))
             except OSError as err:
                 log.error("journal append failed (%s): the game goes on", err)
                 self.journal = None
@@ -535,6 +548,10 @@ class Console:
             what = "wake-up race" if s.race == "wakeup" else f"RIIING! #{i}"
             lines.append(f"{what}: {seat_name(s.seat)} in {s.ms:.0f} ms")
         self.results = tuple(lines[:12])
+        if self.journal is not None:
+            self.journal.append(DecisionRecord("gameover", {"winner": winner}))
+            self.journal.close()
+            self.journal = None
         self.last_event = lines[0]
         self.game_seed += 1
         self._show_hands()
@@ -601,6 +618,12 @@ class Console:
             if t_flip is None:
                 t_flip = self.clock.now_ns()
             self._window_flipped(t_flip)
+
+
+def device_seed_of(game_seed: int) -> int:
+    """The device RNG's seed for a game (ties, computer players; architecture 7), kept
+    apart from the position's shuffle seed."""
+    return (game_seed ^ 0x5EED5EED) & 0xFFFFFFFF
 
 
 def _short(err: EngineError) -> str:

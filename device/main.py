@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m device``."""
     p = argparse.ArgumentParser(prog="python -m device", description="partytable console")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--sim", action="store_true", help="simulator window (headless if no display)")
+    mode.add_argument("--sim", action="store_true",
+                      help="simulator window (headless if no display)")
     mode.add_argument("--headless", action="store_true", help="computer game, PNG frames + summary")
     p.add_argument("--game", choices=[*GAME_TITLES, "both"], default=None,
                    help="game to play (headless default: both, one after the other)")
@@ -90,7 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
-def sim_choices(args: argparse.Namespace, state_dir: Path | None) -> tuple[LobbyChoices, str | None]:
+def sim_choices(
+    args: argparse.Namespace, state_dir: Path | None
+) -> tuple[LobbyChoices, str | None]:
     """The lobby's starting choices: the remembered ones, overridden by the flags."""
     choices, warning = load_choices(state_dir / "lobby.json" if state_dir else None)
     updates: dict[str, Any] = {}

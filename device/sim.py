@@ -124,8 +124,9 @@ def run_sim(args: argparse.Namespace) -> int:
         presenter = SimPresenter(display, devices)
         factory = MockFactory()
         pins = {seat: pin for seat, pin in enumerate(SIM_SLAP_PINS)}
-        with SlapButtons(pins, queue.post, pin_factory=factory):
+        with SlapButtons(pins, queue.post, pin_factory=factory) as buttons:
             console = SimConsole(
+                driver_timers=[buttons.settle],
                 slap_factory=factory,
                 presenter=presenter,
                 clock=clock,

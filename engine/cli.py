@@ -63,7 +63,9 @@ def _read_position(stream: TextIO, where: str) -> tuple[Game[Any, Any, Any], Any
     return game, game.parse_position(obj)
 
 
-def _position_args(args: Sequence[str], stdin: TextIO) -> tuple[Game[Any, Any, Any], Any, list[str]]:
+def _position_args(
+    args: Sequence[str], stdin: TextIO
+) -> tuple[Game[Any, Any, Any], Any, list[str]]:
     """Split ``[POSITION] ACTION...``: read the position, return the remaining words."""
     if args and args[0] == "-":
         game, pos = _read_position(stdin, "stdin")
@@ -114,11 +116,14 @@ def _cmd_play(ns: argparse.Namespace) -> Iterator[str]:
     for seat, kind in enumerate(kinds):
         cls = game.bots.get(kind)
         if cls is None:
-            raise NotationError(f"--bots: unknown kind {kind!r} (known: {', '.join(sorted(game.bots))})")
+            known = ", ".join(sorted(game.bots))
+            raise NotationError(f"--bots: unknown kind {kind!r} (known: {known})")
         bots.append(cls(seat, device_rng))
-    for line, pos, _events in game.autoplay(pos, bots, device_rng):
+    final = pos
+    for line, after, _events in game.autoplay(pos, bots, device_rng):
+        final = after
         yield str(line)
-    outcome = game.outcome(pos)
+    outcome = game.outcome(final)
     if outcome is None or outcome.winner is None:
         yield "winner: none"
     else:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 Seat = int
@@ -151,7 +151,9 @@ class OptionSpec:
             raise NotationError(f"option {self.name}: expected true/false, got {raw!r}", self.rule)
         if isinstance(self.default, int):
             if isinstance(raw, bool):
-                raise NotationError(f"option {self.name}: expected a number, got {raw!r}", self.rule)
+                raise NotationError(
+                    f"option {self.name}: expected a number, got {raw!r}", self.rule
+                )
             try:
                 return int(str(raw).strip()) if not isinstance(raw, int) else raw
             except ValueError:

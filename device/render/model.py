@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.riiing.view import RiiingView
 from engine.right_on_time.view import RightOnTimeView
+from engine.riiing.view import RiiingView
 
 GameView = RiiingView | RightOnTimeView
 
