@@ -4,15 +4,18 @@ Layout (``design/screens.md``, hand screens), in pixels of the 128x64 frame:
 
 - rows 0-10: header — the seat number in an inverted box, whose turn (``YOUR TURN`` drawn
   inverted), the condition in short at the right (``> 6``, ``TOAST!``, ``top 5``)
-- rows 11-52: the card strip — up to five 22x36 card tiles (pitch 24 px, from x = 4) with the
-  number in a large font and the Riiing! symbol as an 11x11 shape-coded glyph (alarm clock,
-  soap, coffee, toast, phone); the cursor tile inverted, a chosen tile raised 3 px, a 2 px
-  bar under every playable tile (rows 51-52), triangles at x 0-2 / 125-127 when the hand
-  scrolls.  A picker (Joker value, effect, target seat) or a banner (lobby, wake-up, game
-  over) replaces the strip.
-- rows 54-63: the prompt line (inverted when it is an alert).
+- rows 12-51: the card strip — up to five 22x35 card tiles (rows 14-48, pitch 24 px, from
+  x = 4) with the number in a large font and the Riiing! symbol as an 11x11 shape-coded
+  glyph (alarm clock, soap, coffee, toast, phone; Right on Time's Du bist! and Ziehen! get
+  an arrow-at-a-person and a draw-pile glyph); the cursor tile inverted, a chosen tile
+  raised 2 px with a double edge, a 2 px bar under every playable tile (rows 50-51),
+  triangles at x 0-2 / 125-127 when the hand scrolls.  A picker (Joker value, effect,
+  target seat) or a banner (lobby, wake-up, game over) replaces the strip.
+- rows 53-63: the prompt line (inverted when it is an alert).  One row higher than
+  screens.md's 54-63 so that 11 px text keeps its descenders.
 
-Fonts: only Pillow's bundled ``ImageFont.load_default(size=...)``.  :class:`HandScreen`
+Fonts: only Pillow's bundled ``ImageFont.load_default(size=...)``, drawn anti-aliased and
+thresholded (:data:`INK_THRESHOLD`) into 1-bit ink; small text is 11 px.  :class:`HandScreen`
 wraps one luma device (``luma.core.device.device`` interface: ``display(image)``,
 ``width``, ``height``, ``mode``) and sends a frame only when the model changed, because an
 SSD1306 resends its whole ~1 KiB frame on every ``display()`` (hardware-facts: luma.oled).
@@ -33,9 +36,13 @@ WIDTH, HEIGHT = 128, 64
 
 HEADER_BOTTOM = 10
 TILE_X0, TILE_PITCH, TILE_W = 4, 24, 22
-TILE_TOP, TILE_BOTTOM, RAISE = 15, 49, 3
-BAR_Y0, BAR_Y1 = 51, 52
-PROMPT_TOP = 54
+TILE_TOP, TILE_BOTTOM, RAISE = 14, 48, 2
+BAR_Y0, BAR_Y1 = 50, 51
+PROMPT_TOP = 53
+SMALL = 11
+"""Font size of all small text: at 10 px the default font's 6 and 8 look alike."""
+BIG = 20
+"""Font size of card numbers."""
 
 ON, OFF = 1, 0
 
@@ -152,25 +159,28 @@ def font(size: int) -> Font:
     return ImageFont.load_default(size=size)
 
 
-@lru_cache(maxsize=1)
-def _measurer() -> ImageDraw.ImageDraw:
-    """A scratch 1-bit draw: measures text as mode "1" renders it (no anti-aliasing;
-    ``FreeTypeFont.getbbox`` is up to a few pixels narrower than that ink)."""
-    return ImageDraw.Draw(Image.new("1", (1, 1)))
+INK_THRESHOLD = 110
+"""Anti-aliased coverage (0-255) from which a pixel of text is lit.  Pillow's own 1-bit text
+(mono hinting) closes the small counters of the default font at 10-12 px, so a 6 reads as
+an 8; thresholding the anti-aliased glyphs keeps them open (checked by eye on 4x PNGs)."""
 
 
-@lru_cache(maxsize=1024)
-def text_box(text: str, size: int) -> tuple[int, int, int, int]:
-    """Ink box ``(left, top, right, bottom)`` of ``text`` drawn at the origin in mode "1"
-    with the default font at ``size``."""
-    left, top, right, bottom = _measurer().textbbox((0, 0), text, font=font(size))
-    return int(left), int(top), int(right), int(bottom)
+@lru_cache(maxsize=2048)
+def text_mask(text: str, size: int) -> Image.Image:
+    """The 1-bit ink of ``text`` in the default font at ``size``, cropped to its ink box
+    (a mode "1" image; 0x0 for text with no ink)."""
+    f = font(size)
+    left, top, right, bottom = (int(v) for v in f.getbbox(text))
+    grey = Image.new("L", (right - left + 4, bottom - top + 4))
+    ImageDraw.Draw(grey).text((2 - left, 2 - top), text, font=f, fill=255)
+    mask = grey.point(lambda p: 255 if p >= INK_THRESHOLD else 0).convert("1")
+    box = mask.getbbox()
+    return mask.crop(box) if box else Image.new("1", (0, 0))
 
 
 def text_width(text: str, size: int) -> int:
-    """Width in pixels of ``text`` in the default font at ``size`` (mode "1")."""
-    left, _, right, _ = text_box(text, size)
-    return right - left
+    """Width in pixels of the ink of ``text`` at font ``size``."""
+    return int(text_mask(text, size).width)
 
 
 def fit(text: str, size: int, width: int) -> str:
@@ -181,9 +191,10 @@ def fit(text: str, size: int, width: int) -> str:
 
 
 def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, size: int, fill: int) -> None:
-    """Draw ``text`` with its ink box's top-left at ``xy`` (the font's bearing removed)."""
-    left, top, _, _ = text_box(text, size)
-    draw.text((xy[0] - left, xy[1] - top), text, font=font(size), fill=fill)
+    """Draw ``text`` with its ink box's top-left at ``xy``."""
+    mask = text_mask(text, size)
+    if mask.width and mask.height:
+        draw.bitmap(xy, mask, fill=fill)
 
 
 def _centred(draw: ImageDraw.ImageDraw, cx: int, y: int, text: str, size: int, fill: int) -> None:
@@ -192,8 +203,7 @@ def _centred(draw: ImageDraw.ImageDraw, cx: int, y: int, text: str, size: int, f
 
 
 def _ink_height(text: str, size: int) -> int:
-    _, top, _, bottom = text_box(text, size)
-    return bottom - top
+    return int(text_mask(text, size).height)
 
 
 def draw_glyph(draw: ImageDraw.ImageDraw, x: int, y: int, symbol: str, fill: int) -> None:
@@ -210,27 +220,29 @@ def draw_glyph(draw: ImageDraw.ImageDraw, x: int, y: int, symbol: str, fill: int
 
 
 def _header(draw: ImageDraw.ImageDraw, model: HandScreenModel) -> None:
-    box_w = max(11, text_width(model.seat_label, 10) + 5)
+    box_w = max(11, text_width(model.seat_label, SMALL) + 5)
     draw.rectangle((0, 0, box_w - 1, HEADER_BOTTOM), fill=ON)
-    _centred(draw, box_w // 2, 2, model.seat_label, 10, OFF)
+    _centred(draw, box_w // 2, 2, model.seat_label, SMALL, OFF)
     x = box_w + 3
-    turn_w = text_width(model.turn, 10) + 4 if model.turn else 0
+    turn_w = text_width(model.turn, SMALL) + 4 if model.turn else 0
     # the condition decides the move: as large as fits beside the whole turn word
-    cond_size = 10
+    cond_size = SMALL
     if x + turn_w + 5 + text_width(model.condition, 12) <= WIDTH - 1:
         cond_size = 12
     cond = fit(model.condition, cond_size, WIDTH - x - 4)
     cond_w = text_width(cond, cond_size) if cond else 0
     if cond:
-        _text(draw, (WIDTH - cond_w - 1, 1 if cond_size == 12 else 2), cond, cond_size, ON)
-    turn = fit(model.turn, 10, WIDTH - x - cond_w - 9)
+        _text(draw, (WIDTH - cond_w - 1, 1), cond, cond_size, ON)
+    room = WIDTH - x - cond_w - 9
+    size = SMALL if text_width(model.turn, SMALL) <= room else 10
+    turn = fit(model.turn, size, room)
     if not turn:
         return
     if model.my_turn:
-        draw.rectangle((x - 1, 0, x + text_width(turn, 10) + 2, HEADER_BOTTOM), fill=ON)
-        _text(draw, (x + 1, 2), turn, 10, OFF)
+        draw.rectangle((x - 1, 0, x + text_width(turn, size) + 2, HEADER_BOTTOM), fill=ON)
+        _text(draw, (x + 1, 2), turn, size, OFF)
     else:
-        _text(draw, (x + 1, 2), turn, 10, ON)
+        _text(draw, (x + 1, 2), turn, size, ON)
 
 
 def _tile(draw: ImageDraw.ImageDraw, x: int, tile: Tile, cursor: bool) -> None:
@@ -268,7 +280,7 @@ def _tile(draw: ImageDraw.ImageDraw, x: int, tile: Tile, cursor: bool) -> None:
     size = 20 if text_width(tile.label, 20) <= TILE_W - 4 else 12
     _centred(draw, cx, top + 4, tile.label, size, ink)
     if tile.tag:
-        _centred(draw, cx, top + 23, fit(tile.tag, 10, TILE_W - 3), 10, ink)
+        _centred(draw, cx, top + 23, fit(tile.tag, SMALL, TILE_W - 3), SMALL, ink)
 
 
 def _arrow(draw: ImageDraw.ImageDraw, left: bool) -> None:
@@ -292,14 +304,14 @@ def _strip(draw: ImageDraw.ImageDraw, model: HandScreenModel) -> None:
 
 
 def _picker(draw: ImageDraw.ImageDraw, picker: Picker) -> None:
-    _text(draw, (2, 13), fit(picker.title, 10, WIDTH - 4), 10, ON)
+    _text(draw, (2, 13), fit(picker.title, SMALL, WIDTH - 4), SMALL, ON)
     n = max(1, len(picker.options))
     gap = 3
     widest = max((text_width(o, 18) for o in picker.options), default=10)
     box_w = min(max(20, widest + 6), (WIDTH - 4 - gap * (n - 1)) // n)
     total = n * box_w + (n - 1) * gap
     x0 = (WIDTH - total) // 2
-    top, bottom = 25, 51
+    top, bottom = 25, 50
     for i, label in enumerate(picker.options):
         x = x0 + i * (box_w + gap)
         box = (x, top, x + box_w - 1, bottom)
@@ -325,12 +337,13 @@ def _banner(draw: ImageDraw.ImageDraw, lines: tuple[str, ...]) -> None:
 
 
 def _prompt(draw: ImageDraw.ImageDraw, model: HandScreenModel) -> None:
-    text = fit(model.prompt, 10, WIDTH - 4)
+    size = SMALL if text_width(model.prompt, SMALL) <= WIDTH - 4 else 10
+    text = fit(model.prompt, size, WIDTH - 4)
     if model.alert and text:
         draw.rectangle((0, PROMPT_TOP, WIDTH - 1, HEIGHT - 1), fill=ON)
-        _text(draw, (2, PROMPT_TOP + 1), text, 10, OFF)
+        _text(draw, (2, PROMPT_TOP + 1), text, size, OFF)
     elif text:
-        _text(draw, (2, PROMPT_TOP + 1), text, 10, ON)
+        _text(draw, (2, PROMPT_TOP + 1), text, size, ON)
 
 
 def draw_hand(draw: ImageDraw.ImageDraw, model: HandScreenModel) -> None:
