@@ -464,7 +464,12 @@ def test_turn_pulse_lasts_two_seconds_then_marker_stays() -> None:
     assert scene.next_frame_ns(t + anim.PULSE_NS) is None
     still = crop(surface, seat3)
     assert (255, 255, 255) in colours(surface, seat3)
-    assert still not in frames or len(frames) > 1
+    later = TableScene()
+    later.set_model(riiing(rv(to_move=3)), t)
+    settled = pygame.Surface(FULL)
+    later.draw(settled, t + 10 * S)
+    assert still == crop(settled, seat3)
+    assert crop(settled, seat3) != crop(render(riiing(rv(to_move=2)), t), seat3)
 
 
 def test_laid_card_slides_onto_the_pile() -> None:
