@@ -506,9 +506,9 @@ def test_rot_first_card_stays_raised_while_the_second_is_chosen() -> None:
     assert ui.screen().prompt == "No: pick a 2nd card"
 
 
-def test_rot_pair_with_joker_value_takes_seven_presses() -> None:
+def test_rot_pair_with_joker_value_takes_six_presses() -> None:
     """Joker + 2 on a 4: SELECT J, move, SELECT 2, picker 1-4 (move to 2), SELECT,
-    SELECT to confirm: 7 presses for "play J=2 2"."""
+    SELECT to confirm: 6 presses for "play J=2 2"."""
     hand = ["J", "2"]
     ui = HandUI(0, "right-on-time")
     ui.show("play", tview(hand, rot_legal(hand, 4, 3, 0)))
