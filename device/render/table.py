@@ -101,17 +101,20 @@ class TableScene:
 
     ``size``: the logical frame size in px; the layout is defined at (1920, 1080) and
     :meth:`draw` scales it to any surface, so this must be (1920, 1080) (``ValueError``
-    otherwise).  Needs ``pygame.font`` (initialised here if needed); no display is needed
-    to draw onto plain surfaces.
+    otherwise).  ``motion``: False starts no animations (flash, slide, pulse), so every
+    frame shows the settled picture at once (headless PNGs); countdowns still count.
+    Needs ``pygame.font`` (initialised here if needed); no display is needed to draw onto
+    plain surfaces.
     """
 
-    def __init__(self, size: tuple[int, int] = LOGICAL_SIZE) -> None:
+    def __init__(self, size: tuple[int, int] = LOGICAL_SIZE, *, motion: bool = True) -> None:
         if tuple(size) != LOGICAL_SIZE:
             raise ValueError(
                 f"TableScene lays out a {LOGICAL_SIZE[0]}x{LOGICAL_SIZE[1]} logical frame, "
                 f"got size {size[0]}x{size[1]}: pass the default and let draw() scale"
             )
         self._size = LOGICAL_SIZE
+        self._motion = motion
         self._canvas = pygame.Surface(LOGICAL_SIZE, 0, 32)
         self._text = Typesetter()
         self._paint = Paint(self._canvas, self._text, CardPainter(self._text))
@@ -159,6 +162,8 @@ class TableScene:
             self._pulse = None
         elif turn != _turn(old):
             self._pulse = (turn, anim.pulse(now_ns))
+        if not self._motion:
+            self._slide = self._flash = self._pulse = None
         if model.deadline_ns is not None and (old is None or old.deadline_ns != model.deadline_ns):
             self._count_total = max(1, anim.Countdown(model.deadline_ns).steps_left(now_ns))
         self._model = model

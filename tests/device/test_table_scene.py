@@ -493,6 +493,23 @@ def test_laid_card_slides_onto_the_pile() -> None:
     assert rest == crop(render(laid, t + 10 * S), CARD)
 
 
+def test_without_motion_every_frame_is_settled() -> None:
+    """motion=False (headless PNGs): a change shows its settled picture at once, no frames."""
+    scene = TableScene(motion=False)
+    surface = pygame.Surface(FULL)
+    scene.set_model(riiing(), T0)
+    scene.draw(surface, T0)
+    assert scene.next_frame_ns(T0) is None
+    laid = riiing(rv(hand_counts=(7, 5, 5, 3), to_move=3, last_card="8C/E", condition="E"))
+    scene.set_model(laid, T0 + S)
+    scene.draw(surface, T0 + S)
+    assert scene.next_frame_ns(T0 + S) is None
+    assert crop(surface, CARD) == crop(render(laid, T0 + 10 * S), CARD)
+    window = riiing(rv(condition="*C", window="C"), deadline_ns=T0 + 10 * S)
+    scene.set_model(window, T0 + 2 * S)
+    assert scene.next_frame_ns(T0 + 2 * S) == T0 + 2 * S + anim.COUNTDOWN_STEP_NS
+
+
 def test_slide_comes_from_the_laying_seats_side() -> None:
     """The slide starts on the side of the seat whose hand shrank, else from the pile."""
     scene = TableScene()
