@@ -37,6 +37,8 @@ log = logging.getLogger("partytable")
 
 MS = 1_000_000
 S = 1_000_000_000
+SLAP_SHOWN_NS = 4 * S
+"""How long the slap winner's reaction time stays large on the table."""
 KEY_NAMES = {"left": Key.LEFT, "right": Key.RIGHT, "select": Key.SELECT, "back": Key.BACK}
 
 
@@ -116,6 +118,7 @@ class GameRecord:
             "first": self.first,
             "winner": self.winner,
             "actions": len(self.actions),
+            "log": list(self.actions),
             "slaps": [s.to_json() for s in self.slaps],
             "refused": self.refused,
             "rounds": self.rounds,
@@ -184,7 +187,6 @@ class Console:
         self._force_redraw = True
         self._dirty = True
         self._settle_timer: Any = None
-        self._seat_count = len(choices.kinds)
         self._make_hands()
         if skip_lobby:
             self.start_game(self.clock.now_ns())
@@ -274,8 +276,8 @@ class Console:
         elif self.lobby.change(1 if k is Key.SELECT else -1):
             self.start_game(now_ns)
             return
-        if len(self.lobby.choices.kinds) != self._seat_count:
-            self._seat_count = len(self.lobby.choices.kinds)
+        if len(self.lobby.choices.kinds) != len(self.hands) or \
+                self.lobby.choices.game != self.hands[0].game:
             self._make_hands()
             self._show_hands()
 
@@ -316,8 +318,12 @@ class Console:
             self._record_slap(decision, "riiing")
             self.arbiter.window_closed(now_ns)
             self.slap_shown = (decision.seat, round(decision.reaction_ns / MS))
+            self.timers.call_at(now_ns + SLAP_SHOWN_NS, self._clear_slap, "slap shown")
             self.submit(None, f"slap {decision.seat}", now_ns,
                         note=f"{decision.reaction_ns / MS:.0f} ms")
+
+    def _clear_slap(self, now_ns: int) -> None:
+        self.slap_shown = None
 
     def _record_slap(self, decision: SlapDecision, race: str) -> None:
         ms = decision.reaction_ns / MS
@@ -366,8 +372,7 @@ class Console:
             except OSError as err:
                 log.error("cannot save the lobby choices in %s: %s", self.state_dir, err)
         self.game = get_game(choices.game)
-        if len(self.hands) != len(choices.kinds):
-            self._make_hands()
+        self._make_hands()  # the game or the seat count may have changed in the lobby
         self.record = GameRecord(choices.game, self.game_seed, choices.kinds,
                                  dict(choices.game_options()))
         self.device_seed = device_seed_of(self.game_seed)
@@ -487,16 +492,21 @@ class Console:
         """The frame showing the reverse (or the wake-up screen) is on the glass at t0."""
         self._window_pending = False
         self.arbiter.flipped(t0_ns)
+        self.deadline_ns = t0_ns + self._window_length_ns()
         if self.phase == "wakeup":
-            self.deadline_ns = t0_ns + self.timing.wakeup_ns
             return
-        timeout_s = int(self._option("slap_timeout_s", 8))
-        self.deadline_ns = t0_ns + timeout_s * S
         self._game_timer(self.deadline_ns, self._window_timeout, "slap timeout")
         for seat, bot in self.bots.items():
             t = t0_ns + bot.reaction_ns(self.timing.slap_mean_ms, self.timing.slap_sd_ms)
             if t < self.deadline_ns:
                 self._game_timer(t, self._bot_slap(seat), "bot slap")
+
+    def _window_length_ns(self) -> int:
+        """How long the open window lasts: the wake-up race's 10 s (RI-2.3) or the
+        ``slap_timeout_s`` option (RI-6.4)."""
+        if self.phase == "wakeup":
+            return self.timing.wakeup_ns
+        return int(self._option("slap_timeout_s", 8)) * S
 
     def _bot_slap(self, seat: Seat) -> Callable[[int], None]:
         def fire(now_ns: int) -> None:
@@ -611,6 +621,9 @@ class Console:
     def render(self, now_ns: int) -> None:
         """Draw the current model if anything changed or an animation runs; after the flip
         that shows a new RIIING! reverse (or the wake-up screen), open the slap window."""
+        if self._window_pending and self.deadline_ns is None:
+            # provisional countdown for the first frame; exact from the flip time below
+            self.deadline_ns = now_ns + self._window_length_ns()
         model = self.model(now_ns)
         t_flip = self.presenter.present(model, self.hands, now_ns, self._force_redraw)
         self._force_redraw = False

@@ -33,7 +33,8 @@ def play_headless_game(
     display = TableDisplay("dummy", (1920, 1080), clock=clock)
     try:
         devices = [open_hand_display(s, "dummy") for s in range(seats)]
-        recorder = FrameRecorder(TablePresenter(display, devices), out)
+        # motion=False: every PNG shows the finished picture, not a slide's first frame
+        recorder = FrameRecorder(TablePresenter(display, devices, motion=False), out)
         records: list[GameRecord] = []
         queue = FakeQueue(clock)
 

@@ -33,9 +33,11 @@ class TablePresenter:
     ``display``: the opened :class:`TableDisplay`; ``hand_devices``: one luma device per
     seat (``len`` may change between games: :meth:`set_hand_devices`)."""
 
-    def __init__(self, display: TableDisplay, hand_devices: Sequence[Any]) -> None:
+    def __init__(
+        self, display: TableDisplay, hand_devices: Sequence[Any], *, motion: bool = True
+    ) -> None:
         self.display = display
-        self.scene = TableScene()
+        self.scene = TableScene(motion=motion)
         self.screens = [HandScreen(d) for d in hand_devices]
         self._model: TableModel | None = None
 
@@ -64,7 +66,7 @@ class TablePresenter:
             self._model = model
         surface = self.table_surface()
         if force:
-            self.scene.set_model(model, now_ns)
+            self.scene.invalidate()
         rects = self.scene.draw(surface, now_ns)
         self.draw_hands(hands)
         if force:
@@ -128,12 +130,13 @@ class SimPresenter(TablePresenter):
             self._layout_size = size
             self._keymap = model.keymap
         table, hands_rect, keys = self._layout()
-        if model != self._model or force:
+        if model != self._model:
             self.scene.set_model(model, now_ns)
             self._model = model
         surface = self.display.surface
         if force:
             surface.fill((12, 12, 16))
+            self.scene.invalidate()
         rects = [r.move(table.topleft) for r in self.scene.draw(self.table_surface(), now_ns)]
         changed = self.draw_hands(hands)
         if changed or force:
