@@ -185,7 +185,6 @@ class Console:
         self._game_timers: list[Any] = []
         self._window_pending = False
         self._force_redraw = True
-        self._dirty = True
         self._settle_timer: Any = None
         self._make_hands()
         if skip_lobby:
@@ -199,17 +198,24 @@ class Console:
         deadline, handle, fire due timers, draw what changed."""
         self.render(self.clock.now_ns())
         while self.running:
-            deadline = self.next_deadline_ns()
-            now = self.clock.now_ns()
-            timeout = None if deadline is None else max(0, deadline - now)
-            for event in self.queue.wait(timeout):
-                self.handle(event)
-                if not self.running:
-                    break
-            now = self.clock.now_ns()
-            self._run_driver_timers(now)
-            self.timers.run_due(now)
-            self.render(self.clock.now_ns())
+            self.step()
+
+    def step(self) -> None:
+        """One turn of the loop: wait for events or the next deadline, handle the events,
+        fire due timers, draw what changed.  Tests call it directly."""
+        if self._window_pending:
+            self.render(self.clock.now_ns())  # the window opens at this frame's flip
+        deadline = self.next_deadline_ns()
+        now = self.clock.now_ns()
+        timeout = None if deadline is None else max(0, deadline - now)
+        for event in self.queue.wait(timeout):
+            self.handle(event)
+            if not self.running:
+                return
+        now = self.clock.now_ns()
+        self._run_driver_timers(now)
+        self.timers.run_due(now)
+        self.render(self.clock.now_ns())
 
     def _run_driver_timers(self, now_ns: int) -> None:
         # e.g. SlapButtons.settle: posts the release a sub-lockout tap swallowed
@@ -248,7 +254,6 @@ class Console:
         except EngineError as err:
             log.error("engine refused input %r: %s", event, err)
             self.last_event = str(err)
-        self._dirty = True
 
     def on_key(self, seat: Seat, key: str, now_ns: int) -> None:
         """A handheld key (``"left"``, ``"right"``, ``"select"``, ``"back"``) of ``seat``."""
@@ -371,6 +376,23 @@ class Console:
                 write_atomic(self.state_dir / "lobby.json", json.dumps(choices.to_json()))
             except OSError as err:
                 log.error("cannot save the lobby choices in %s: %s", self.state_dir, err)
+        self._prepare_game()
+        humans = {s for s, k in enumerate(choices.kinds) if k == "human"}
+        if choices.game == "riiing" and humans:
+            self.phase = "wakeup"
+            self.last_event = "Who got up earliest? SLAP your button!"
+            self.deadline_ns = None
+            self.pos = None
+            self.arbiter.engine_window_opened(now_ns, eligible=humans)
+            self._window_pending = True
+            self._game_timer(now_ns + self.timing.wakeup_ns, self._wakeup_timeout, "wakeup")
+            self._show_hands()
+        else:
+            self.begin(choices.first if choices.game != "riiing" else 0, now_ns)
+
+    def _prepare_game(self) -> None:
+        """Set up the record, computer players, arbiter and handhelds of the lobby's game."""
+        choices = self.lobby.choices
         self.game = get_game(choices.game)
         self._make_hands()  # the game or the seat count may have changed in the lobby
         self.record = GameRecord(choices.game, self.game_seed, choices.kinds,
@@ -384,18 +406,21 @@ class Console:
         self.slap_shown = None
         self.results = ()
         self.arbiter = self._new_arbiter(len(choices.kinds))
-        humans = {s for s, k in enumerate(choices.kinds) if k == "human"}
-        if choices.game == "riiing" and humans:
-            self.phase = "wakeup"
-            self.last_event = "Who got up earliest? SLAP your button!"
-            self.deadline_ns = None
-            self.pos = None
-            self.arbiter.engine_window_opened(now_ns, eligible=humans)
-            self._window_pending = True
-            self._game_timer(now_ns + self.timing.wakeup_ns, self._wakeup_timeout, "wakeup")
-            self._show_hands()
-        else:
-            self.begin(choices.first if choices.game != "riiing" else 0, now_ns)
+
+    def play_from(self, pos: Any, now_ns: int) -> None:
+        """Continue playing from ``pos``, a position of the lobby's chosen game with as many
+        seats as the lobby (rule tests in notation drive the device this way; the power-cut
+        resume will too).  Raises ``ValueError`` when the seat counts differ."""
+        seats = int(get_game(self.lobby.choices.game).position_json(pos)["seats"])
+        wanted = len(self.lobby.choices.kinds)
+        if seats != wanted:
+            raise ValueError(f"position has {seats} seats, the lobby {wanted}")
+        self._cancel_game_timers()
+        self._prepare_game()
+        self.phase = "play"
+        self.deadline_ns = None
+        self.pos = pos
+        self._after_action((), now_ns)
 
     def _wakeup_timeout(self, now_ns: int) -> None:
         if self.phase == "wakeup":
@@ -467,6 +492,8 @@ class Console:
         if self.slap_shown is not None and any(e.kind == "slap" for e in events):
             seat, ms = self.slap_shown
             self.last_event = f"{seat_name(seat)} slapped in {ms} ms"
+        if self.on_action is not None:
+            self.on_action(len(self.record.actions))
         outcome = self.game.outcome(self.pos)
         table = self.game.view(self.pos, None)
         if outcome is not None:
@@ -485,8 +512,6 @@ class Console:
             if to_move in self.bots:
                 self._game_timer(now_ns + self.timing.bot_move_ns, self._bot_move, "bot")
         self._show_hands()
-        if self.on_action is not None:
-            self.on_action(len(self.record.actions))
 
     def _window_flipped(self, t0_ns: int) -> None:
         """The frame showing the reverse (or the wake-up screen) is on the glass at t0."""

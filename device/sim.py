@@ -87,7 +87,6 @@ class SimConsole(Console):
         if event.key == pygame.K_TAB:
             current = self.active_seat()
             self.manual_seat = 0 if current is None else (current + 1) % len(self.hands)
-            self._dirty = True
             return
         names = {pygame.K_LEFT: "left", pygame.K_RIGHT: "right", pygame.K_RETURN: "select",
                  pygame.K_KP_ENTER: "select", pygame.K_BACKSPACE: "back",

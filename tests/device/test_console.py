@@ -1,0 +1,350 @@
+"""Scenario tests of the console (device/console.py) on a fake clock, headless.
+
+Each test builds a console with the real table scene on SDL's dummy driver, luma dummy hand
+screens and a :class:`FakeQueue`, drives it with the events the drivers would post (slap
+``Press``/``Release`` with chosen edge times, handheld ``KeyPress``) and checks what the
+engine, the table model and the hand screens show.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import pytest
+
+from device.console import Console, GameRecord, Timing
+from device.events import FakeQueue
+from device.journal import ActionRecord, Journal
+from device.lobby import LobbyChoices
+from device.present import TablePresenter
+from drivers.clock import FakeClock
+from drivers.hand_display import open_hand_display
+from drivers.keys import KeyPress
+from drivers.slap import Press, Release
+from drivers.table_display import TableDisplay
+from engine import get_game
+
+MS = 1_000_000
+S = 1_000_000_000
+START = 100 * S
+
+
+@pytest.fixture
+def display() -> Iterator[TableDisplay]:
+    """A 960x540 table display on SDL's dummy driver whose flip times come from a fake
+    clock (``display.clock``), closed after the test."""
+    d = TableDisplay("dummy", (960, 540), clock=FakeClock(START))
+    try:
+        yield d
+    finally:
+        d.close()
+
+
+def make_console(
+    display: TableDisplay,
+    kinds: tuple[str, ...],
+    game: str = "riiing",
+    *,
+    skip_lobby: bool = True,
+    state_dir: Path | None = None,
+    seed: int = 3,
+) -> tuple[Console, FakeClock, FakeQueue, list[GameRecord]]:
+    """A console on a fake clock with ``kinds`` seats; returns it with its clock, queue and
+    the list that finished games' records are appended to."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    queue = FakeQueue(clock)
+    devices = [open_hand_display(s, "dummy") for s in range(len(kinds))]
+    presenter = TablePresenter(display, devices, motion=False)
+    done: list[GameRecord] = []
+    console = Console(
+        clock=clock,
+        queue=queue,
+        presenter=presenter,
+        choices=LobbyChoices(game=game, kinds=kinds),
+        game_seed=seed,
+        timing=Timing(),
+        state_dir=state_dir,
+        on_game_over=done.append,
+        skip_lobby=skip_lobby,
+    )
+    console.render(clock.now_ns())
+    return console, clock, queue, done
+
+
+def riiing_position(**fields: Any) -> Any:
+    """A Riiing! position from notation fields (2 seats unless given)."""
+    obj: dict[str, Any] = {
+        "game": "riiing",
+        "seats": 2,
+        "hands": [["5C/>", "9S/O"], ["2T/=", "4A/<"]],
+        "draw": ["3T/>", "6S/<", "8C/E"],
+        "discard": ["7A/E"],
+        "to_move": 0,
+        "seed": 42,
+        "demand": None,
+        "window": None,
+        "winner": None,
+    }
+    obj.update(fields)
+    return get_game("riiing").parse_position(obj)
+
+
+def hands_of(console: Console) -> list[list[str]]:
+    """The engine position's hands as JSON lists."""
+    return [list(h) for h in console.game.position_json(console.pos)["hands"]]
+
+
+def test_wakeup_race_earliest_edge_starts_even_if_read_later(display: TableDisplay) -> None:
+    """RI-2.3: the seat whose press edge is earliest starts, though its event arrives last."""
+    console, clock, queue, _ = make_console(display, ("human", "computer", "human"))
+    assert console.phase == "wakeup"
+    t0 = console.arbiter.t0_ns
+    assert t0 is not None
+    clock.advance(400 * MS)
+    queue.post(Press(2, t0 + 300 * MS))
+    queue.post(Press(0, t0 + 250 * MS))
+    for _ in range(2):
+        console.step()
+    assert console.phase == "play"
+    assert console.record is not None and console.record.first == 0
+    assert console.game.view(console.pos, None).to_move == 0
+    assert console.record.slaps[0].seat == 0
+    assert console.record.slaps[0].ms == pytest.approx(250.0)
+
+
+def test_wakeup_race_computer_cannot_win_and_times_out_to_seat_1(display: TableDisplay) -> None:
+    """RI-2.3: a computer seat's press never wins; after 10 s with no human slap seat 0
+    starts."""
+    console, clock, queue, _ = make_console(display, ("human", "computer"))
+    t0 = console.arbiter.t0_ns
+    assert t0 is not None
+    queue.post(Press(1, t0 + 100 * MS))
+    console.step()
+    assert console.phase == "wakeup"
+    while console.phase == "wakeup":
+        console.step()
+    assert clock.now_ns() >= t0 + 10 * S
+    assert console.record is not None and console.record.first == 0
+    assert console.record.slaps == []
+
+
+def test_illegal_key_is_refused_with_a_reason_on_that_hand(display: TableDisplay) -> None:
+    """A SELECT on a card the condition forbids applies nothing and says why on the seat's
+    hand screen; the game goes on and a legal card then plays."""
+    console, _clock, queue, _ = make_console(display, ("human", "human"))
+    console.play_from(riiing_position(), console.clock.now_ns())
+    queue.post(KeyPress(0, "select", 0))  # cursor on 5C/>, condition '>' 7: illegal
+    console.step()
+    screen = console.hands[0].screen()
+    assert screen.alert and screen.prompt.startswith("No")
+    assert "7" in screen.prompt
+    assert hands_of(console)[0] == ["5C/>", "9S/O"]
+    assert console.record is not None and console.record.actions == []
+    queue.post(KeyPress(0, "right", 0))
+    queue.post(KeyPress(0, "select", 0))
+    console.step()
+    assert console.record.actions == ["play 9S/O"]
+    assert hands_of(console)[0] == ["5C/>"]
+
+
+def test_keys_of_a_seat_not_to_move_change_nothing(display: TableDisplay) -> None:
+    """Seat 1's handheld keys while seat 0 is to move apply no action."""
+    console, _clock, queue, _ = make_console(display, ("human", "human"))
+    console.play_from(riiing_position(), console.clock.now_ns())
+    for key in ("select", "right", "select", "back"):
+        queue.post(KeyPress(1, key, 0))
+    console.step()
+    assert console.record is not None and console.record.actions == []
+
+
+def test_bad_events_never_crash_and_the_game_goes_on(display: TableDisplay) -> None:
+    """Unknown keys, seats out of range and foreign objects are ignored with a log line."""
+    console, _clock, queue, _ = make_console(display, ("human", "human"))
+    console.play_from(riiing_position(), console.clock.now_ns())
+    for event in (KeyPress(0, "up", 0), KeyPress(9, "select", 0), Press(7, 5),
+                  Release(8, 6), object(), "junk"):
+        queue.post(event)
+    console.step()
+    assert console.phase == "play"
+    queue.post(KeyPress(0, "right", 0))
+    queue.post(KeyPress(0, "select", 0))
+    console.step()
+    assert console.record is not None and console.record.actions == ["play 9S/O"]
+
+
+def test_false_slap_draws_the_penalty_and_keeps_the_turn(display: TableDisplay) -> None:
+    """RI-6.5: a press with no window open is `falseslap s`: one card, turn unchanged."""
+    console, clock, queue, _ = make_console(display, ("human", "human"))
+    console.play_from(riiing_position(), clock.now_ns())
+    queue.post(Press(1, clock.now_ns()))
+    console.step()
+    assert console.record is not None and console.record.actions == ["falseslap 1"]
+    assert hands_of(console)[1] == ["2T/=", "4A/<", "3T/>"]
+    assert console.game.view(console.pos, None).to_move == 0
+
+
+def test_false_slap_off_when_the_option_is_zero(display: TableDisplay) -> None:
+    """RI-6.5: with false_slap_penalty 0 an early press is ignored."""
+    console, clock, queue, _ = make_console(display, ("human", "human"))
+    pos = riiing_position(options={"false_slap_penalty": 0})
+    console.play_from(pos, clock.now_ns())
+    queue.post(Press(1, clock.now_ns()))
+    console.step()
+    assert console.record is not None and console.record.actions == []
+
+
+def test_window_earliest_press_wins_and_reaction_time_is_shown(display: TableDisplay) -> None:
+    """RI-6.3 + arbitration: the earliest edge after the flip wins; its reaction time is
+    t - t0 and the table model shows it."""
+    console, clock, queue, _ = make_console(display, ("human", "human"))
+    pos = riiing_position(draw=["3T/*S", "6S/<"], window="S",
+                          hands=[["5C/>", "9S/O"], ["2S/=", "4A/<"]])
+    console.play_from(pos, clock.now_ns())
+    console.render(clock.now_ns())
+    t0 = console.arbiter.t0_ns
+    assert t0 is not None
+    clock.advance(500 * MS)
+    queue.post(Press(0, t0 + 420 * MS))
+    queue.post(Press(1, t0 + 380 * MS))
+    console.step()  # read both presses; the settle timer is armed
+    console.step()  # settle time over: decide
+    assert console.record is not None and console.record.actions == ["slap 1"]
+    assert hands_of(console)[1] == ["4A/<"]
+    model = console.model(clock.now_ns())
+    assert model.slap == (1, 380)
+    assert "380 ms" in model.last_event
+
+
+def test_press_before_the_flip_cannot_win(display: TableDisplay) -> None:
+    """A press stamped before the frame showing the reverse was flipped is ignored, not a
+    false slap; a later fresh press wins."""
+    console, clock, queue, _ = make_console(display, ("human", "human"))
+    pos = riiing_position(draw=["3T/*S", "6S/<"], window="S")
+    console.play_from(pos, clock.now_ns())
+    console.render(clock.now_ns())
+    t0 = console.arbiter.t0_ns
+    assert t0 is not None
+    queue.post(Press(0, t0 - 1))
+    queue.post(Release(0, t0 + 40 * MS))
+    queue.post(Press(1, t0 + 600 * MS))
+    clock.advance(700 * MS)
+    console.step()
+    console.step()
+    assert console.record is not None and console.record.actions == ["slap 1"]
+
+
+def test_window_times_out_when_nobody_slaps(display: TableDisplay) -> None:
+    """RI-6.4: after slap_timeout_s with no press the device applies `timeout`."""
+    console, clock, _queue, _ = make_console(display, ("human", "human"))
+    pos = riiing_position(draw=["3T/*S", "6S/<"], window="S", options={"slap_timeout_s": 5})
+    console.play_from(pos, clock.now_ns())
+    console.render(clock.now_ns())
+    t0 = console.arbiter.t0_ns
+    assert t0 is not None
+    assert console.model(clock.now_ns()).deadline_ns == t0 + 5 * S
+    assert console.record is not None
+    while not console.record.actions:
+        console.step()  # the countdown redraws once a second on the way
+    assert console.record.actions == ["timeout"]
+    assert clock.now_ns() == t0 + 5 * S
+
+
+def test_computer_players_slap_through_the_arbiter(display: TableDisplay) -> None:
+    """Computer players' slaps are presses at t0 + a sampled reaction time (~300 ms)."""
+    console, clock, _queue, _ = make_console(display, ("computer", "computer"))
+    pos = riiing_position(draw=["3T/*S", "6S/<"], window="S")
+    console.play_from(pos, clock.now_ns())
+    while console.record is not None and not console.record.slaps:
+        console.step()
+    slap = console.record.slaps[0]
+    assert 120 <= slap.ms <= 700
+    assert console.record.actions[0] == f"slap {slap.seat}"
+
+
+def test_lobby_keys_switch_game_and_start(display: TableDisplay) -> None:
+    """In the lobby any handheld moves the highlight and changes values; switching to
+    Right on Time with the same seat count and START plays it (no stale handhelds)."""
+    console, _clock, queue, _ = make_console(
+        display, ("human", "computer", "computer"), skip_lobby=False)
+    assert console.phase == "lobby"
+    queue.post(KeyPress(2, "select", 0))  # row 0 (Game): Riiing! -> Right on Time
+    console.step()
+    assert console.lobby.choices.game == "right-on-time"
+    rows = console.model(0).lobby
+    assert rows is not None and rows.rows[0] == ("Game", "Right on Time")
+    queue.post(KeyPress(0, "left", 0))  # wrap to the last row: START
+    queue.post(KeyPress(0, "select", 0))
+    console.step()
+    assert console.phase == "play"
+    assert console.game.name == "right-on-time"
+    assert all(ui.game == "right-on-time" for ui in console.hands)
+
+
+def test_whole_computer_game_ends_and_journal_replays(display: TableDisplay,
+                                                      tmp_path: Path) -> None:
+    """An all-computer Riiing! game ends with a winner; its journal's actions replay to the
+    same final position (architecture "Persistence")."""
+    console, _clock, _queue, done = make_console(
+        display, ("computer", "computer", "computer"), state_dir=tmp_path)
+    steps = 0
+    while not done:
+        console.step()
+        steps += 1
+        assert steps < 20_000
+    record = done[0]
+    assert record.winner is not None
+    contents = Journal.read(tmp_path / "journal.log")
+    assert contents.problem is None
+    actions = [r.action for r in contents.records if isinstance(r, ActionRecord)]
+    assert actions == record.actions
+    game = get_game("riiing")
+    h = contents.header
+    pos = game.new(h.seats, h.seed, dict(h.options), h.first)
+    for text in actions:
+        pos, _ = game.apply(pos, game.parse_action(text))
+    assert game.outcome(pos) == game.outcome(console.pos)
+    assert json.loads((tmp_path / "lobby.json").read_text())["game"] == "riiing"
+
+
+def test_right_on_time_human_lays_through_the_composer(display: TableDisplay) -> None:
+    """A human Right on Time seat lays with its handheld keys; only legal lays apply."""
+    console, clock, queue, _ = make_console(display, ("human", "computer"), "right-on-time")
+    view = console.game.view(console.pos, 0)
+    assert view.to_move == 0 and view.legal
+    for _ in range(6):
+        queue.post(KeyPress(0, "select", clock.now_ns()))
+        console.step()
+        if console.record is not None and console.record.actions:
+            break
+    assert console.record is not None and console.record.actions
+    assert console.record.actions[0] in view.legal
+
+
+def test_headless_main_writes_frames_and_summary(tmp_path: Path) -> None:
+    """`python -m device --headless` plays both games, writes PNG frames and summary.json,
+    exit status 0."""
+    from device.main import main
+
+    out = tmp_path / "out"
+    assert main(["--headless", "--seats", "3", "--seed", "5", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert [g["game"] for g in summary["games"]] == ["riiing", "right-on-time"]
+    for g in summary["games"]:
+        assert g["winner"] is not None
+        assert g["actions"] == len(g["log"]) > 0
+        folder = out / g["game"]
+        tables = sorted(folder.glob("table-*.png"))
+        assert len(tables) == g["actions"] + 1
+        assert list(folder.glob("hand-3-*.png"))
+    rot = summary["games"][1]
+    assert rot["scores"] is not None and max(rot["scores"]) == 3
+    assert rot["rounds"] >= 3
