@@ -88,7 +88,7 @@ class LobbyChoices:
         game = obj.get("game", "riiing")
         if game not in GAME_TITLES:
             raise ValueError(f"lobby choices: unknown game {game!r}")
-        kinds = obj.get("kinds", [])
+        kinds = obj.get("kinds", list(cls().kinds))
         if (
             not isinstance(kinds, list)
             or not 2 <= len(kinds) <= 6

@@ -55,17 +55,33 @@ def narrate_riiing(ev: Event) -> str | None:
     return None
 
 
+def rot_card_words(code: str) -> str:
+    """A Right on Time card in words (RT-1): ``"J4"`` -> ``"Joker as 4"``, ``"N"`` ->
+    ``"NULL"``, ``"D3"`` -> ``"Du bist! 3"``, ``"Z5"`` -> ``"Ziehen! 5"``, ``"6"`` -> ``"6"``."""
+    if code.startswith("J") and code[1:].isdigit():
+        return f"Joker as {code[1:]}"
+    if code == "J":
+        return "Joker"
+    if code == "N":
+        return "NULL"
+    if code[:1] == "D":
+        return f"Du bist! {code[1:]}"
+    if code[:1] == "Z":
+        return f"Ziehen! {code[1:]}"
+    return code
+
+
 def narrate_right_on_time(ev: Event) -> str | None:
     """One line for a Right on Time event, or ``None`` (see ``engine.right_on_time``)."""
     who = seat_name(ev.seat) if ev.seat is not None else ""
     if ev.kind == "play":
-        return f"{who} laid {' '.join(ev.cards)}"
+        return f"{who} laid {' + '.join(rot_card_words(c) for c in ev.cards)}"
     if ev.kind == "effect_up":
         return f"Du bist! {who} is up"
     if ev.kind == "effect_draw":
         return f"Ziehen! {who} draws a card"
     if ev.kind == "show":
-        return f"{who} cannot lay: shows {' '.join(ev.cards)} and draws"
+        return f"{who} cannot lay: shows {', '.join(rot_card_words(c) for c in ev.cards)}, draws"
     if ev.kind == "out":
         return f"{who} is out"
     if ev.kind == "bonus":

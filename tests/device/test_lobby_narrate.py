@@ -1,0 +1,88 @@
+"""The lobby's choices (device/lobby.py) and the table's event lines (device/narrate.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from device.lobby import GAME_OPTIONS, Lobby, LobbyChoices, load_choices
+from device.narrate import narrate, narrate_riiing, riiing_card_words, rot_card_words
+from engine.core import Event
+
+
+def test_choices_round_trip_through_json() -> None:
+    """Saved choices read back equal, options per game included."""
+    c = LobbyChoices("right-on-time", ("human", "computer", "human"), first=2)
+    c = c.with_option("target_points", 2)
+    assert LobbyChoices.from_json(json.loads(json.dumps(c.to_json()))) == c
+    assert c.game_options() == {"target_points": 2, "less_influence": False}
+
+
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        ("{not json", "defaults"),
+        ('{"game": "chess"}', "unknown game"),
+        ('{"kinds": ["human"]}', "kinds"),
+        ('{"kinds": ["human", "robot"]}', "kinds"),
+        ('{"first": 5}', "first"),
+        ('{"options": {"riiing": {"hand_size": 99}}}', "hand_size"),
+    ],
+)
+def test_a_damaged_choices_file_gives_defaults_and_one_line(
+    tmp_path: Path, text: str, word: str
+) -> None:
+    """A damaged lobby.json never stops the console: defaults plus a one-line warning."""
+    path = tmp_path / "lobby.json"
+    path.write_text(text)
+    choices, warning = load_choices(path)
+    assert choices == LobbyChoices()
+    assert warning is not None and "\n" not in warning and word in warning
+
+
+def test_lobby_keys_cycle_values_and_start() -> None:
+    """SELECT steps a row's value forward, BACK back; START reports a start."""
+    lobby = Lobby()
+    assert lobby.change(1) is False
+    assert lobby.choices.game == "right-on-time"
+    assert lobby.change(-1) is False and lobby.choices.game == "riiing"
+    lobby.move(1)  # Seats
+    lobby.change(-1)
+    assert len(lobby.choices.kinds) == 3
+    lobby.change(1)
+    lobby.change(1)
+    assert lobby.choices.kinds == ("human", "computer", "computer", "computer", "computer")
+    lobby.move(1)  # Seat 1
+    lobby.change(1)
+    assert lobby.choices.kinds[0] == "computer"
+    lobby.move(-3)  # wraps to START
+    assert lobby.rows()[lobby.cursor][0] == "start"
+    assert lobby.change(1) is True
+
+
+def test_every_offered_option_is_an_engine_option() -> None:
+    """Each lobby option names a real engine option whose default is offered first."""
+    from engine import get_game
+
+    for game, options in GAME_OPTIONS.items():
+        specs = {s.name: s for s in get_game(game).options}
+        for opt in options:
+            assert opt.name in specs
+            assert specs[opt.name].default == opt.values[0]
+
+
+def test_event_lines_use_words_and_hide_private_cards() -> None:
+    """Lines read as words; a draw says how many cards, never which."""
+    assert riiing_card_words("7C/>") == "7 COFFEE"
+    assert riiing_card_words("!T/E") == "TOAST!"
+    assert riiing_card_words("P/{1,4,7}") == "PHONE"
+    assert rot_card_words("J4") == "Joker as 4"
+    assert rot_card_words("N") == "NULL"
+    line = narrate_riiing(Event("draw", 2, ("4S/O", "9C/>")))
+    assert line == "Seat 3 drew 2 cards"
+    assert "4S" not in line
+    assert narrate("riiing", [Event("shuffle", None, (), 5), Event("play", 0, ("3A/<",))]) \
+        == "Seat 1 laid 3 ALARM"
+    assert narrate("right-on-time", [Event("play", 1, ("2", "J3"))]) == "Seat 2 laid 2 + Joker as 3"
