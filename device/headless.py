@@ -15,7 +15,7 @@ from typing import Any
 from device.console import Console, GameRecord, Timing
 from device.events import FakeQueue
 from device.lobby import GAME_TITLES, LobbyChoices
-from device.main import dump_summary
+from device.main import dump_summary, timing_of
 from device.present import FrameRecorder, TablePresenter
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
@@ -25,11 +25,11 @@ START_NS = 1_000_000_000
 
 
 def play_headless_game(
-    game: str, seats: int, seed: int, out: Any, clock: FakeClock | None = None
+    game: str, seats: int, seed: int, out: Any, timing: Timing | None = None
 ) -> dict[str, Any]:
     """Play one all-computer game of ``game`` with ``seats`` seats from ``seed``; write
     its frames and ``summary.json`` under ``out``; return the summary (a JSON object)."""
-    clock = clock or FakeClock(START_NS)
+    clock = FakeClock(START_NS)
     display = TableDisplay("dummy", (1920, 1080), clock=clock)
     try:
         devices = [open_hand_display(s, "dummy") for s in range(seats)]
@@ -48,7 +48,7 @@ def play_headless_game(
             presenter=recorder,
             choices=LobbyChoices(game=game, kinds=("computer",) * seats),
             game_seed=seed,
-            timing=Timing(),
+            timing=timing or Timing(),
             on_game_over=finished,
             on_action=recorder.action,
             skip_lobby=True,
@@ -70,7 +70,8 @@ def run_headless(args: argparse.Namespace) -> int:
     seats = args.seats or 4
     summaries = []
     for i, game in enumerate(games):
-        summary = play_headless_game(game, seats, args.seed + i, args.out / game)
+        summary = play_headless_game(game, seats, args.seed + i, args.out / game,
+                                     timing_of(args))
         summaries.append(summary)
         winner = summary["winner"]
         print(f"{GAME_TITLES[game]}: {summary['actions']} actions, "

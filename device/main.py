@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from device.console import Timing
 from device.lobby import GAME_TITLES, LobbyChoices, load_choices
 
 log = logging.getLogger("partytable")
@@ -59,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="journal and lobby choices (default $XDG_STATE_HOME/partytable)")
     p.add_argument("--humans", type=int, default=None,
                    help="simulator: how many seats are people (the rest are computers)")
+    p.add_argument("--bot-slap-ms", type=float, default=300.0,
+                   help="computer players' mean slap reaction time in ms (default 300)")
+    p.add_argument("--bot-move-ms", type=int, default=1000,
+                   help="how long a computer player waits before a move, ms (default 1000)")
     p.add_argument("-v", "--verbose", action="store_true", help="log every action")
     return p
 
@@ -75,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(levelname)s %(message)s")
     if args.seats is not None and not 2 <= args.seats <= 6:
         print("error: --seats must be 2 to 6", file=sys.stderr)
+        return 2
+    if not 50 <= args.bot_slap_ms <= 5000 or not 0 <= args.bot_move_ms <= 60_000:
+        print("error: --bot-slap-ms must be 50-5000 and --bot-move-ms 0-60000", file=sys.stderr)
         return 2
     if args.sim and has_display():
         from device.sim import run_sim
@@ -112,6 +120,12 @@ def sim_choices(
 
         choices = replace(choices, **updates)
     return choices, warning
+
+
+def timing_of(args: argparse.Namespace) -> Timing:
+    """The console timing from the command line (computer players' speed)."""
+    return Timing(bot_move_ns=args.bot_move_ms * 1_000_000, slap_mean_ms=args.bot_slap_ms,
+                  slap_sd_ms=args.bot_slap_ms / 5)
 
 
 def dump_summary(path: Path, data: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from device.console import Console
 from device.events import SdlQueue, SimKey
-from device.main import SIM_SLAP_PINS, default_state_dir, sim_choices
+from device.main import SIM_SLAP_PINS, default_state_dir, sim_choices, timing_of
 from device.present import SimPresenter
 from drivers.clock import MonotonicClock
 from drivers.hand_display import open_hand_display
@@ -133,6 +133,7 @@ def run_sim(args: argparse.Namespace) -> int:
                 choices=choices,
                 game_seed=args.seed,
                 state_dir=state_dir,
+                timing=timing_of(args),
             )
             console.run()
     finally:
