@@ -47,7 +47,8 @@ class RiiingCard:
     ``"demand"``, ``"phone"``), ``number`` (1-9, ``None`` for demand cards and Phones:
     RI-1.4), ``symbol`` (``"A" "S" "C" "T"``; ``None`` for the Phone, whose symbol is
     "phone", which no other card has), ``one_of`` (the numbers of a one-of back, else
-    empty) and ``reverse`` (the symbol of a special reverse back ``*X``, else ``None``).
+    empty), ``reverse`` (the symbol of a special reverse back ``*X``, else ``None``) and
+    ``code`` (``str(card)``).
 
     Raises :class:`NotationError` (RI-1.1) for an invalid front or back.
     """
@@ -59,6 +60,7 @@ class RiiingCard:
     symbol: str | None = field(init=False, compare=False, repr=False)
     one_of: frozenset[int] = field(init=False, compare=False, repr=False)
     reverse: str | None = field(init=False, compare=False, repr=False)
+    code: str = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         kind, number, symbol = _read_front(self.front, self.back)
@@ -68,9 +70,10 @@ class RiiingCard:
         object.__setattr__(self, "symbol", symbol)
         object.__setattr__(self, "one_of", one_of)
         object.__setattr__(self, "reverse", reverse)
+        object.__setattr__(self, "code", f"{self.front}/{self.back}")
 
     def __str__(self) -> str:
-        return f"{self.front}/{self.back}"
+        return self.code
 
     @staticmethod
     def parse(code: str) -> RiiingCard:

@@ -1,0 +1,364 @@
+"""PRIVATE, UNCHECKED fast path for Riiing! playouts (bots' search, benchmarks, tests).
+
+Not part of the engine's API: nothing here validates input, and the device never applies
+actions through it.  :class:`FastState` is a mutable copy of a position with integer card
+ids; ``legal()`` and ``step()`` follow ``engine.riiing.rules`` exactly (RI-3 .. RI-8, the
+same RNG protocol), which ``tests/engine/test_riiing_fast.py`` proves by playing seeded
+random games through both paths and comparing the positions after every action.
+
+Card ids are assigned in code order, so a play list sorted by id is sorted by its text,
+and ``legal()`` returns actions in the same order as ``rules.legal`` does.  Actions are
+ints: a card id ``c >= 0`` is ``play <card c>``; :data:`DRAW`, :data:`TAKE`,
+:data:`TIMEOUT`; ``SLAP - s`` is ``slap s`` and ``FALSESLAP - s`` is ``falseslap s``.
+The draw pile is kept reversed (its top is the last element).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.core import shuffle
+from engine.riiing.cards import SYMBOLS, RiiingCard, satisfies
+from engine.riiing.deck import load_deck
+from engine.riiing.position import Demand, RiiingOptions, RiiingPosition
+
+DRAW = -1
+"""Action id of ``draw``."""
+TAKE = -2
+"""Action id of ``take``."""
+TIMEOUT = -3
+"""Action id of ``timeout``."""
+SLAP = -10
+"""``SLAP - s`` is the action id of ``slap s`` (s = 0..5)."""
+FALSESLAP = -20
+"""``FALSESLAP - s`` is the action id of ``falseslap s`` (s = 0..5)."""
+
+_NONE = -1
+_PHONE_SYMBOL = 4
+_KIND_NUMBER, _KIND_DEMAND, _KIND_PHONE = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class CardTable:
+    """The integer encoding of a set of card codes (ids in code order) and the lookup
+    tables the fast path plays from.
+
+    - ``cards``/``codes``: id -> card / code; ``ids``: code -> id
+    - ``symbol``: id -> 0..3 (``SYMBOLS`` order) or 4 for the Phone
+    - ``kind``: id -> 0 number, 1 demand card, 2 Phone
+    - ``reverse``: id -> the reverse's symbol index, or -1
+    - ``back``: id -> index of its back in ``ok``; ``open_back``: index of the open
+      condition (an empty draw pile, RI-3.5)
+    - ``ok[back][last]``: the ids that may be played on ``last`` under that back with no
+      demand pending (RI-3, RI-5.1)
+    - ``of_symbol[s]``: the ids of symbol s (RI-5.3, RI-6.3); ``phones``: the Phones (RI-5.4)
+    """
+
+    cards: tuple[RiiingCard, ...]
+    codes: tuple[str, ...]
+    ids: dict[str, int]
+    symbol: tuple[int, ...]
+    kind: tuple[int, ...]
+    reverse: tuple[int, ...]
+    back: tuple[int, ...]
+    open_back: int
+    ok: tuple[tuple[frozenset[int], ...], ...]
+    of_symbol: tuple[frozenset[int], ...]
+    phones: frozenset[int]
+
+
+@lru_cache(maxsize=64)
+def card_table(codes: frozenset[str]) -> CardTable:
+    """The :class:`CardTable` of a set of card ``codes`` (cached)."""
+    cards = tuple(RiiingCard.parse(code) for code in sorted(codes))
+    backs = sorted({card.back for card in cards})
+    conditions: list[str | None] = [*backs, None]
+    kinds = {"number": _KIND_NUMBER, "demand": _KIND_DEMAND, "phone": _KIND_PHONE}
+
+    def playable(last: RiiingCard, cond: str | None) -> frozenset[int]:
+        return frozenset(
+            index
+            for index, card in enumerate(cards)
+            if card.kind != "number" or satisfies(card, last, cond)
+        )
+
+    return CardTable(
+        cards=cards,
+        codes=tuple(card.code for card in cards),
+        ids={card.code: index for index, card in enumerate(cards)},
+        symbol=tuple(
+            _PHONE_SYMBOL if card.symbol is None else SYMBOLS.index(card.symbol) for card in cards
+        ),
+        kind=tuple(kinds[card.kind] for card in cards),
+        reverse=tuple(
+            _NONE if card.reverse is None else SYMBOLS.index(card.reverse) for card in cards
+        ),
+        back=tuple(backs.index(card.back) for card in cards),
+        open_back=len(backs),
+        ok=tuple(tuple(playable(last, cond) for last in cards) for cond in conditions),
+        of_symbol=tuple(
+            frozenset(i for i, card in enumerate(cards) if card.symbol == symbol)
+            for symbol in SYMBOLS
+        ),
+        phones=frozenset(i for i, card in enumerate(cards) if card.kind == "phone"),
+    )
+
+
+class FastState:
+    """A mutable position with integer card ids (see the module docstring).
+
+    Fields mirror :class:`RiiingPosition`: ``hands`` (lists of ids in hand order),
+    ``draw`` (ids, REVERSED: top last), ``discard`` (ids, bottom first), ``to_move``,
+    ``seed``, ``demand`` (symbol index or -1), ``phones`` (chain length, 0 if none),
+    ``window`` (symbol index or -1), ``winner`` (seat or -1; ``to_move`` is -1 then).
+    Build one with :meth:`from_position` or :meth:`new`.
+    """
+
+    __slots__ = (
+        "demand", "discard", "draw", "hands", "options", "phones", "seats", "seed", "table",
+        "to_move", "window", "winner",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        table: CardTable,
+        options: RiiingOptions,
+        hands: list[list[int]],
+        draw: list[int],
+        discard: list[int],
+        to_move: int,
+        seed: int,
+    ) -> None:
+        self.table = table
+        self.options = options
+        self.seats = len(hands)
+        self.hands = hands
+        self.draw = draw
+        self.discard = discard
+        self.to_move = to_move
+        self.seed = seed
+        self.demand = _NONE
+        self.phones = 0
+        self.window = table.reverse[draw[-1]] if draw else _NONE
+        self.winner = _NONE
+
+    @staticmethod
+    def from_position(pos: RiiingPosition) -> FastState:
+        """A fast copy of ``pos`` (any valid position)."""
+        table = card_table(frozenset(card.code for card in pos.cards()))
+        ids = table.ids
+        state = FastState(
+            table,
+            pos.options,
+            [[ids[card.code] for card in hand] for hand in pos.hands],
+            [ids[card.code] for card in reversed(pos.draw)],
+            [ids[card.code] for card in pos.discard],
+            _NONE if pos.to_move is None else pos.to_move,
+            pos.seed,
+        )
+        demand = pos.demand
+        if demand is not None:
+            state.demand = _NONE if demand.symbol is None else SYMBOLS.index(demand.symbol)
+            state.phones = demand.phones
+        state.window = _NONE if pos.window is None else SYMBOLS.index(pos.window)
+        state.winner = _NONE if pos.winner is None else pos.winner
+        return state
+
+    @staticmethod
+    def new(
+        seats: int, seed: int, options: RiiingOptions | None = None, first: int = 0
+    ) -> FastState:
+        """What ``RiiingGame.new`` deals (RI-2), built straight into ids.  Unchecked:
+        the arguments must be valid for ``RiiingGame.new``."""
+        options = options or RiiingOptions()
+        codes = _deck_codes(options.deck)
+        table = card_table(frozenset(codes))
+        shuffled, seed = shuffle(codes, seed)
+        ids = table.ids
+        deck = [ids[code] for code in shuffled]
+        dealt = seats * options.hand_size
+        hands = [deck[seat:dealt:seats] for seat in range(seats)]
+        draw = deck[dealt + 1 :]
+        draw.reverse()
+        return FastState(table, options, hands, draw, [deck[dealt]], first, seed)
+
+    def position(self) -> RiiingPosition:
+        """The immutable :class:`RiiingPosition` of this state."""
+        cards = self.table.cards
+        demand = None
+        if self.demand != _NONE:
+            demand = Demand(SYMBOLS[self.demand])
+        elif self.phones:
+            demand = Demand(phones=self.phones)
+        return RiiingPosition(
+            seats=self.seats,
+            options=self.options,
+            hands=tuple(tuple(cards[c] for c in hand) for hand in self.hands),
+            draw=tuple(cards[c] for c in reversed(self.draw)),
+            discard=tuple(cards[c] for c in self.discard),
+            to_move=None if self.to_move == _NONE else self.to_move,
+            seed=self.seed,
+            demand=demand,
+            window=None if self.window == _NONE else SYMBOLS[self.window],
+            winner=None if self.winner == _NONE else self.winner,
+        )
+
+    def action_text(self, action: int) -> str:
+        """The notation text of an action id (``"play 7C/>"``, ``"slap 2"``)."""
+        if action >= 0:
+            return f"play {self.table.codes[action]}"
+        if action <= FALSESLAP:
+            return f"falseslap {FALSESLAP - action}"
+        if action <= SLAP:
+            return f"slap {SLAP - action}"
+        return {DRAW: "draw", TAKE: "take", TIMEOUT: "timeout"}[action]
+
+    def legal(self) -> list[int]:
+        """Legal action ids in the order of ``rules.legal`` (empty once won)."""
+        if self.window != _NONE:
+            return [*range(SLAP, SLAP - self.seats, -1), TIMEOUT]
+        if self.winner != _NONE:
+            return []
+        table = self.table
+        hand = self.hands[self.to_move]
+        if self.demand != _NONE:
+            playable = table.of_symbol[self.demand]
+        elif self.phones:
+            plays = sorted(table.phones.intersection(hand))
+            plays.append(TAKE)
+            return plays
+        else:
+            draw = self.draw
+            playable = table.ok[table.back[draw[-1]] if draw else table.open_back][
+                self.discard[-1]
+            ]
+        return sorted(playable.intersection(hand)) or [DRAW]
+
+    def _refill(self) -> None:
+        discard = self.discard
+        if not self.draw and len(discard) > 1:
+            table = self.table
+            codes, self.seed = shuffle([table.codes[c] for c in discard[:-1]], self.seed)
+            ids = table.ids
+            self.draw = [ids[code] for code in reversed(codes)]
+            del discard[:-1]
+
+    def _pop(self) -> int:
+        """The top card of the draw pile (refilling first), or -1 if there is none."""
+        if not self.draw:
+            self._refill()
+            if not self.draw:
+                return _NONE
+        return self.draw.pop()
+
+    def _draw_into(self, seat: int, count: int) -> None:
+        hand = self.hands[seat]
+        for _ in range(count):
+            card = self._pop()
+            if card == _NONE:
+                return
+            hand.append(card)
+
+    def step(self, action: int) -> None:
+        """Apply ``action`` WITHOUT any check (it must be legal here)."""
+        table = self.table
+        seat = self.to_move
+        left = seat + 1
+        if left == self.seats:
+            left = 0
+        if action >= 0:
+            hand = self.hands[seat]
+            hand.remove(action)
+            self.discard.append(action)
+            if not hand:
+                self._win(seat)
+                return
+            kind = table.kind[action]
+            if kind == _KIND_NUMBER:
+                self.demand = _NONE
+                self.phones = 0
+            elif kind == _KIND_DEMAND:
+                self.demand = table.symbol[action]
+            else:
+                self.phones += 1
+            self.to_move = left
+        elif action == DRAW:
+            symbol = self.demand
+            if symbol == _NONE:
+                self._draw_into(seat, 1)
+            else:
+                self.demand = _NONE
+                of_symbol = table.of_symbol[symbol]
+                hand = self.hands[seat]
+                while True:
+                    card = self._pop()
+                    if card == _NONE:
+                        break
+                    if card in of_symbol:
+                        self.discard.append(card)
+                        if table.kind[card] == _KIND_DEMAND:
+                            self.demand = symbol
+                        break
+                    hand.append(card)
+            self.to_move = left
+        elif action == TAKE:
+            self._draw_into(seat, self.phones)
+            self.phones = 0
+            card = self._pop()
+            if card != _NONE:
+                self.discard.append(card)
+            self.to_move = left
+        elif action <= FALSESLAP:
+            self._draw_into(FALSESLAP - action, self.options.false_slap_penalty)
+        else:
+            if action != TIMEOUT:
+                slapper = SLAP - action
+                hand = self.hands[slapper]
+                of_symbol = table.of_symbol[self.window]
+                kept = [card for card in hand if card not in of_symbol]
+                self.discard.extend(card for card in hand if card in of_symbol)
+                self.hands[slapper] = kept
+                if not kept:
+                    self._win(slapper)
+                    return
+                self.to_move = slapper + 1 if slapper + 1 < self.seats else 0
+            self.discard.append(self.draw.pop())
+            self.demand = _NONE
+            self.phones = 0
+        if not self.draw:
+            self._refill()
+        draw = self.draw
+        self.window = table.reverse[draw[-1]] if draw else _NONE
+
+    def _win(self, seat: int) -> None:
+        self.winner = seat
+        self.to_move = _NONE
+        self.window = _NONE
+        self.demand = _NONE
+        self.phones = 0
+
+
+def _deck_codes(deck: str) -> tuple[str, ...]:
+    return tuple(card.code for card in load_deck(deck))
+
+
+def random_playout(state: FastState, rng: random.Random, limit: int = 100_000) -> int:
+    """Play ``state`` on with uniformly random legal actions (``rng.choice``) until a seat
+    wins or ``limit`` actions were applied; returns the number of actions applied."""
+    applied = 0
+    legal = state.legal
+    step = state.step
+    choice = rng.choice
+    while state.winner == _NONE and applied < limit:
+        step(choice(legal()))
+        applied += 1
+    return applied
+
+
+def actions_text(state: FastState, actions: Sequence[int]) -> list[str]:
+    """The notation texts of ``actions`` (for comparing with ``rules.legal``)."""
+    return [state.action_text(action) for action in actions]
+
