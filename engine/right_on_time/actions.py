@@ -1,0 +1,199 @@
+"""Right on Time actions as frozen values with a text form (``design/notation.md``).
+
+=========================  ====================================================
+text                       value
+=========================  ====================================================
+``play 6``                 ``Play((Lay("6"),))``
+``play 3 J=2``             ``Play((Lay("3"), Lay("J", 2)))``: 3 first, the Joker
+                           declared 2 ends on top (RT-3.2, RT-3.4)
+``play Z3 2 @1``           ``Play((Lay("Z3"), Lay("2")), Effect("@", 1))``
+``play D5 >2``             ``Play((Lay("D5"),), Effect(">", 2))``
+``draw``                   ``Draw()`` (RT-5.1)
+``bonus J 3``              ``BonusSwap("J", "3")`` (RT-6.4)
+=========================  ====================================================
+
+Only the exact spelling ``legal`` prints is accepted: single spaces, no other whitespace,
+the effect suffix last, seats without leading zeros, a Joker written ``J=<n>`` (``J3`` or a
+bare ``J`` in a play is a :class:`~engine.core.NotationError`).  ``parse_action(str(a)) == a``
+for every action.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.core import Card, NotationError, Seat
+from engine.right_on_time.cards import HAND_CODES, VALUE
+
+Move = tuple[object, ...]
+"""The rules core's compact form of an action (``engine.right_on_time.rules``)."""
+
+DRAW_MOVE: Move = ("d",)
+
+
+@dataclass(frozen=True, slots=True)
+class Lay:
+    """One card of a play: its hand code (``"3"``, ``"J"``, ``"N"``, ``"D5"``) and, for a
+    Joker only, the declared value 1..7 (RT-3.4).  ``str``: ``"3"`` or ``"J=4"``."""
+
+    card: Card
+    declared: int | None = None
+
+    @property
+    def pile_code(self) -> Card:
+        """The code this card has once on the discard pile (``J=4`` lies as ``J4``)."""
+        return self.card if self.declared is None else f"J{self.declared}"
+
+    def __str__(self) -> str:
+        return self.card if self.declared is None else f"J={self.declared}"
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """The effect suffix of a play: ``kind`` ``">"`` (Du bist!, RT-4.1: ``seat`` makes the
+    next turn) or ``"@"`` (Ziehen!, RT-4.2: ``seat`` draws a card).  ``str``: ``">2"``."""
+
+    kind: str
+    seat: Seat
+
+    def __str__(self) -> str:
+        return f"{self.kind}{self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Lay one or two cards (``cards``: first goes down first, the last ends on top) with an
+    optional effect (RT-3, RT-4).  ``str``: ``"play Z3 2 @1"``."""
+
+    cards: tuple[Lay, ...]
+    effect: Effect | None = None
+
+    def __str__(self) -> str:
+        text = "play " + " ".join(str(c) for c in self.cards)
+        return text if self.effect is None else f"{text} {self.effect}"
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """No legal lay: show the hand, draw one card, end the turn (RT-5.1).  ``str``: ``draw``."""
+
+    def __str__(self) -> str:
+        return "draw"
+
+
+@dataclass(frozen=True, slots=True)
+class BonusSwap:
+    """Take bonus card ``bonus`` into the hand, put hand card ``hand`` face down under the
+    draw pile (RT-6.4).  ``str``: ``"bonus J 3"``."""
+
+    bonus: Card
+    hand: Card
+
+    def __str__(self) -> str:
+        return f"bonus {self.bonus} {self.hand}"
+
+
+RotAction = Play | Draw | BonusSwap
+"""Any Right on Time action."""
+
+
+_PLAY_JOKER = "an action is written J=<n>"
+
+
+def _seat(token: str, text: str) -> Seat:
+    digits = token[1:]
+    if not digits.isascii() or not digits.isdigit() or (len(digits) > 1 and digits[0] == "0"):
+        raise NotationError(f"action {text!r}: bad effect seat {token!r} (expected e.g. >2 or @0)")
+    return int(digits)
+
+
+def _hand_code(token: str, text: str, joker: str) -> Card:
+    if token in HAND_CODES:
+        return token
+    if len(token) == 2 and token[0] == "J" and token[1] in "1234567":
+        raise NotationError(
+            f"action {text!r}: {token!r} is a discard-pile code; "
+            f"a Joker in {joker}"
+        )
+    raise NotationError(f"action {text!r}: {token!r} is not a card code")
+
+
+def _lay(token: str, text: str) -> Lay:
+    if token.startswith("J="):
+        value = token[2:]
+        if len(value) != 1 or value not in "1234567":
+            raise NotationError(f"action {text!r}: a Joker is declared 1..7, got {token!r}")
+        return Lay("J", int(value))
+    code = _hand_code(token, text, _PLAY_JOKER)
+    if code == "J":
+        raise NotationError(f"action {text!r}: a Joker in an action is written J=<n>")
+    return Lay(code)
+
+
+def parse_action(text: str) -> RotAction:
+    """Read one action in the exact spelling ``legal`` prints; raises NotationError.
+
+    >>> parse_action("play 3 J=2")
+    Play(cards=(Lay(card='3', declared=None), Lay(card='J', declared=2)), effect=None)
+    >>> str(parse_action("play Z3 2 @1"))
+    'play Z3 2 @1'
+    >>> parse_action("play J3")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    engine.core.NotationError: action 'play J3': 'J3' is a discard-pile code; a Joker in ...
+    """
+    if not isinstance(text, str):
+        raise NotationError(f"action {text!r}: expected text")
+    words = text.split(" ")
+    if not text or any(not w for w in words) or any(not w.isprintable() for w in words):
+        raise NotationError(f"action {text!r}: expected single spaces between words")
+    head, args = words[0], words[1:]
+    if head == "draw" and not args:
+        return Draw()
+    if head == "bonus" and len(args) == 2:
+        joker = "a bonus swap is written J"
+        return BonusSwap(_hand_code(args[0], text, joker), _hand_code(args[1], text, joker))
+    if head == "play" and 1 <= len(args) <= 3:
+        effect = None
+        if args[-1][0] in "><@":
+            if args[-1][0] == "<":
+                raise NotationError(f"action {text!r}: effect suffixes are >s and @s")
+            effect = Effect(args[-1][0], _seat(args[-1], text))
+            args = args[:-1]
+        if not 1 <= len(args) <= 2:
+            raise NotationError(f"action {text!r}: a play lays one or two cards (RT-3)")
+        return Play(tuple(_lay(a, text) for a in args), effect)
+    raise NotationError(
+        f"action {text!r}: expected 'play <c> [<c>] [>s|@s]', 'draw' or 'bonus <b> <h>'"
+    )
+
+
+def to_move_tuple(action: RotAction) -> Move:
+    """The compact move of an action (``engine.right_on_time.rules``)."""
+    if isinstance(action, Draw):
+        return DRAW_MOVE
+    if isinstance(action, BonusSwap):
+        return ("b", action.bonus, action.hand)
+    if isinstance(action, Play):
+        hand_codes = tuple(lay.card for lay in action.cards)
+        pile_codes = tuple(lay.pile_code for lay in action.cards)
+        if action.effect is None:
+            return ("p", hand_codes, pile_codes, "", -1)
+        return ("p", hand_codes, pile_codes, action.effect.kind, action.effect.seat)
+    raise NotationError(f"not a Right on Time action: {action!r}")
+
+
+def to_action(move: Move) -> RotAction:
+    """The action of a compact move."""
+    if move[0] == "d":
+        return Draw()
+    if move[0] == "b":
+        bonus_code, hand_code = move[1], move[2]
+        assert isinstance(bonus_code, str) and isinstance(hand_code, str)
+        return BonusSwap(bonus_code, hand_code)
+    _, hand_codes, pile_codes, kind, target = move
+    assert isinstance(hand_codes, tuple) and isinstance(pile_codes, tuple)
+    assert isinstance(kind, str) and isinstance(target, int)
+    pairs = zip(hand_codes, pile_codes, strict=True)
+    lays = tuple(Lay(h, VALUE[p]) if h == "J" else Lay(h) for h, p in pairs)
+    return Play(lays, Effect(kind, target) if kind else None)

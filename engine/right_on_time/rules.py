@@ -1,0 +1,601 @@
+"""The Right on Time rules core: move generation and the state transition (RT-2..RT-9).
+
+One implementation serves both paths:
+
+- the public, checked API (:class:`engine.right_on_time.RightOnTimeGame`) thaws a frozen
+  :class:`~engine.right_on_time.position.RotPosition` into a :class:`Table`, applies one
+  move with events and freezes the result;
+- the private fast path (``RightOnTimeGame._fast_random_playout``) keeps one mutable
+  :class:`Table` for a whole random playout and skips checks and events.
+
+A *move* is a compact tuple (an internal form of an action):
+
+- ``("p", hand_codes, pile_codes, kind, target)``: a play.  ``hand_codes`` are the codes
+  leaving the hand in the order written (``"J"`` for a Joker), ``pile_codes`` the same
+  cards as they lie on the discard pile (``"J4"``), ``kind`` ``">"``/``"@"``/``""`` the
+  effect carried out and ``target`` its seat (``-1`` without effect);
+- ``("d",)``: ``draw`` (RT-5.1);
+- ``("b", bonus_code, hand_code)``: a bonus swap (RT-6.4).
+
+The discard pile's top value (RT-1.3) decides lays; an empty discard pile (the round's
+opening lay, RT-2.2) behaves like ``N`` on top: any single card, no pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from engine.core import Card, Event, Seat, shuffle
+from engine.right_on_time.actions import DRAW_MOVE, Move
+from engine.right_on_time.cards import EFFECT, HAND_CODES, VALUE
+from engine.right_on_time.options import RotOptions
+from engine.right_on_time.position import RotPosition
+
+_NO_EFFECT: list[tuple[str, int]] = [("", -1)]
+
+
+class State(Protocol):
+    """What move generation reads: a frozen position or a mutable :class:`Table`."""
+
+    @property
+    def seats(self) -> int:
+        """Number of seats."""
+
+    @property
+    def options(self) -> RotOptions:
+        """Resolved options."""
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...] | list[list[Card]]:
+        """Hands per seat."""
+
+    @property
+    def discard(self) -> tuple[Card, ...] | list[Card]:
+        """Discard pile, bottom first."""
+
+    @property
+    def to_move(self) -> Seat | None:
+        """Seat to move."""
+
+    @property
+    def out(self) -> tuple[Seat, ...] | list[Seat]:
+        """Seats out of this round."""
+
+    @property
+    def bonus(self) -> tuple[tuple[Card, ...], ...] | list[list[Card]]:
+        """Bonus cards per seat."""
+
+    @property
+    def winner(self) -> Seat | None:
+        """Match winner."""
+
+
+class Table:
+    """A mutable copy of a position, for applying moves.  Attribute names and meanings are
+    those of :class:`RotPosition`; card lists are ``list``s."""
+
+    __slots__ = (
+        "bonus", "discard", "draw", "hands", "options", "out", "round", "scores", "seats",
+        "seed", "shown", "to_move", "winner",
+    )  # fmt: skip
+
+    def __init__(self, pos: RotPosition) -> None:
+        self.seats = pos.seats
+        self.options = pos.options
+        self.hands = [list(h) for h in pos.hands]
+        self.draw = list(pos.draw)
+        self.discard = list(pos.discard)
+        self.to_move = pos.to_move
+        self.seed = pos.seed
+        self.round = pos.round
+        self.scores = list(pos.scores)
+        self.out = list(pos.out)
+        self.bonus = [list(b) for b in pos.bonus]
+        self.winner = pos.winner
+        self.shown = [list(s) for s in pos.shown]
+
+    def freeze(self) -> RotPosition:
+        """The frozen position this table holds now."""
+        return RotPosition(
+            seats=self.seats,
+            options=self.options,
+            hands=tuple(tuple(h) for h in self.hands),
+            draw=tuple(self.draw),
+            discard=tuple(self.discard),
+            to_move=self.to_move,
+            seed=self.seed,
+            round=self.round,
+            scores=tuple(self.scores),
+            out=tuple(self.out),
+            bonus=tuple(tuple(b) for b in self.bonus),
+            winner=self.winner,
+            shown=tuple(tuple(s) for s in self.shown),
+        )
+
+
+# --------------------------------------------------------------------------- generation
+
+
+def top_value(discard: tuple[Card, ...] | list[Card]) -> int:
+    """RT-1.3 value of the discard pile's top card; 0 for an empty pile (RT-2.2)."""
+    return VALUE[discard[-1]] if discard else 0
+
+
+def du_targets(st: State, layer: Seat, empties: bool) -> list[Seat]:
+    """Seats a Du bist! of ``layer`` may choose (RT-4.1, RT-8.1, RT-9.5).
+
+    ``empties``: the lay uses the whole hand.  Never the layer (except with 2 seats while it
+    keeps cards), never a seat that is out; with ``li_du_bist_left`` and the whole hand,
+    only the next seat to the left still in the round.
+    """
+    n = st.seats
+    out = st.out
+    if empties and st.options.li_du_bist_left:
+        for k in range(1, n):
+            seat = (layer + k) % n
+            if seat not in out:
+                return [seat]
+        return []
+    seats = [s for s in range(n) if s != layer and s not in out]
+    if n == 2 and not empties:
+        seats.append(layer)
+    return seats
+
+
+def ziehen_targets(st: State, layer: Seat) -> list[Seat]:
+    """Seats a Ziehen! of ``layer`` may make draw (RT-4.2, RT-9.4): any seat in the round,
+    the layer included; with 2 seats also the other seat after it went out."""
+    if st.seats == 2:
+        return [0, 1]
+    out = st.out
+    return [s for s in range(st.seats) if s not in out]
+
+
+def effect_options(st: State, layer: Seat, codes: tuple[Card, ...], empties: bool) -> list[
+    tuple[str, int]
+]:
+    """The ``(kind, target)`` choices of a lay of ``codes`` (RT-4.3, RT-4.5): one per
+    allowed target of each effect kind among the cards; ``[("", -1)]`` when the lay has no
+    effect card or no effect has an allowed target (the effect is skipped)."""
+    kinds = {EFFECT[c] for c in codes if c in EFFECT}
+    if not kinds:
+        return _NO_EFFECT
+    options: list[tuple[str, int]] = []
+    if ">" in kinds:
+        options += [(">", s) for s in du_targets(st, layer, empties)]
+    if "@" in kinds:
+        options += [("@", s) for s in ziehen_targets(st, layer)]
+    return options or _NO_EFFECT
+
+
+def _tables() -> tuple[list[dict[Card, tuple[Card, ...]]], list[dict[Card, tuple[Card, ...]]]]:
+    """Per top value 0..7 and hand code: the pile codes it may take laid alone (RT-3.1,
+    RT-3.3, RT-3.4), and laid in a pair (value <= top, never ``N``; RT-3.2, RT-3.3)."""
+    single: list[dict[Card, tuple[Card, ...]]] = []
+    pair: list[dict[Card, tuple[Card, ...]]] = []
+    for top in range(8):
+        one: dict[Card, tuple[Card, ...]] = {}
+        two: dict[Card, tuple[Card, ...]] = {}
+        for code in HAND_CODES:
+            if code == "J":
+                one[code] = tuple(f"J{v}" for v in range(top + 1, 8))
+                two[code] = tuple(f"J{v}" for v in range(1, top + 1))
+            elif code == "N":
+                one[code] = ("N",)
+                two[code] = ()
+            else:
+                one[code] = (code,) if VALUE[code] > top else ()
+                two[code] = (code,) if VALUE[code] <= top else ()
+        single.append(one)
+        pair.append(two)
+    return single, pair
+
+
+_SINGLE, _PAIR = _tables()
+
+Group = tuple[tuple[Card, ...], list[tuple[Card, ...]], list[tuple[str, int]]]
+"""Lays that differ only in Joker values and effect: ``(hand_codes, pile_code choices,
+effect choices)``; it stands for ``len(piles) * len(effects)`` moves."""
+
+
+_PRODUCTS: dict[tuple[int, Card, Card], list[tuple[Card, ...]]] = {}
+"""Cache: (top, a, b) -> every (pile a, pile b) of a pair on that top (RT-3.2)."""
+
+
+def _product(top: int, a: Card, b: Card) -> list[tuple[Card, ...]]:
+    key = (top, a, b)
+    both = _PRODUCTS.get(key)
+    if both is None:
+        pairs = _PAIR[top]
+        both = _PRODUCTS[key] = [(x, y) for x in pairs[a] for y in pairs[b]]
+    return both
+
+
+def lay_groups(st: State) -> list[Group]:
+    """Every legal lay of the seat to move, grouped (RT-2.2, RT-3, RT-4, RT-8); the groups
+    hold distinct moves.  Empty when the seat cannot lay (or the match is won)."""
+    seat = st.to_move
+    if seat is None or st.winner is not None:
+        return []
+    hand = st.hands[seat]
+    size = len(hand)
+    discard = st.discard
+    top = VALUE[discard[-1]] if discard else 0
+    opts = st.options
+    distinct = list(dict.fromkeys(hand))
+    zi = [("@", s) for s in ziehen_targets(st, seat)] or _NO_EFFECT
+    groups: list[Group] = []
+    # RT-3.1 / RT-3.3 / RT-3.4: one card.
+    whole = size == 1
+    du = [(">", s) for s in du_targets(st, seat, whole)] or _NO_EFFECT
+    singles = _SINGLE[top]
+    for code in distinct:
+        if code == "J" and whole and opts.li_joker_seven:
+            piles: tuple[Card, ...] = ("J7",) if top < 7 else ()  # RT-8.2
+        else:
+            piles = singles[code]
+        if piles:
+            kind = EFFECT.get(code)
+            effects = (du if kind == ">" else zi) if kind else _NO_EFFECT
+            groups.append(((code,), [(p,) for p in piles], effects))
+    # RT-3.2: two cards, each <= top (never on N or an empty pile).
+    if size < 2 or top < 1:
+        return groups
+    whole = size == 2
+    du = [(">", s) for s in du_targets(st, seat, whole)]
+    both_kinds = (du + zi if zi is not _NO_EFFECT else du) or _NO_EFFECT
+    du = du or _NO_EFFECT
+    special = whole and (opts.li_joker_seven or opts.li_higher_on_top)
+    pairs = _PAIR[top]
+    low = [c for c in distinct if pairs[c]]
+    for a in low:
+        a_kind = EFFECT.get(a)
+        for b in low:
+            if a == b and hand.count(a) < 2:
+                continue
+            both = _whole_pair(top, a, b, opts) if special else _product(top, a, b)
+            if not both:
+                continue
+            b_kind = EFFECT.get(b)
+            if a_kind is None:
+                effects = _NO_EFFECT if b_kind is None else du if b_kind == ">" else zi
+            elif b_kind is None or b_kind == a_kind:
+                effects = du if a_kind == ">" else zi
+            else:
+                effects = both_kinds
+            groups.append(((a, b), both, effects))
+    return groups
+
+
+def _whole_pair(top: int, a: Card, b: Card, opts: RotOptions) -> list[tuple[Card, ...]]:
+    """The piles of a pair that is the whole hand: RT-8.2 (a Joker counts as 7) and RT-8.3
+    (the higher card on top) where those options are on."""
+    pairs = _PAIR[top]
+    joker: tuple[Card, ...] = ("J7",) if top == 7 else ()
+    a_piles = joker if opts.li_joker_seven and a == "J" else pairs[a]
+    b_piles = joker if opts.li_joker_seven and b == "J" else pairs[b]
+    if opts.li_higher_on_top:
+        return [(x, y) for x in a_piles for y in b_piles if VALUE[y] >= VALUE[x]]
+    return [(x, y) for x in a_piles for y in b_piles]
+
+
+def swap_moves(st: State) -> list[Move]:
+    """RT-6.4: the bonus swaps of the seat to move (one per bonus code and hand code)."""
+    seat = st.to_move
+    if seat is None or st.winner is not None:
+        return []
+    bonus = st.bonus[seat]
+    hand = st.hands[seat]
+    if not bonus or not hand:
+        return []
+    return [("b", b, h) for b in dict.fromkeys(bonus) for h in dict.fromkeys(hand)]
+
+
+def gen_moves(st: State) -> list[Move]:
+    """Every legal move of the seat to move, without duplicates, in a fixed order (lays,
+    or ``draw`` when there is none, RT-5.1; then bonus swaps, RT-6.4).  Empty once the
+    match is won."""
+    if st.to_move is None or st.winner is not None:
+        return []
+    moves: list[Move] = [
+        ("p", codes, piles, kind, target)
+        for codes, pile_choices, effects in lay_groups(st)
+        for piles in pile_choices
+        for kind, target in effects
+    ]
+    if not moves:
+        moves.append(DRAW_MOVE)
+    moves += swap_moves(st)
+    return moves
+
+
+def random_move(st: State, randrange: Callable[[int], int]) -> Move:
+    """One of :func:`gen_moves` chosen uniformly with ``randrange`` (``rng.randrange``)
+    without building the whole list: the fast path's move choice."""
+    groups = lay_groups(st)
+    swaps = swap_moves(st)
+    sizes = [len(piles) * len(effects) for _, piles, effects in groups]
+    lays = sum(sizes)
+    total = (lays or 1) + len(swaps)
+    pick = randrange(total) if total > 1 else 0
+    if pick >= (lays or 1):
+        return swaps[pick - (lays or 1)]
+    if not lays:
+        return DRAW_MOVE
+    for (codes, piles, effects), size in zip(groups, sizes, strict=True):
+        if pick < size:
+            kind, target = effects[pick % len(effects)]
+            return ("p", codes, piles[pick // len(effects)], kind, target)
+        pick -= size
+    raise AssertionError("random_move: pick out of range")
+
+
+def move_text(move: Move) -> str:
+    """The notation of a move (``play 2 J=4``, ``draw``, ``bonus J 3``)."""
+    tag = move[0]
+    if tag == "d":
+        return "draw"
+    if tag == "b":
+        return f"bonus {move[1]} {move[2]}"
+    piles = move[2]
+    assert isinstance(piles, tuple)
+    words = ["play"] + [f"J={p[1]}" if p[0] == "J" else p for p in piles]
+    if move[3]:
+        words.append(f"{move[3]}{move[4]}")
+    return " ".join(words)
+
+
+# --------------------------------------------------------------------------- transition
+
+
+def _emit(events: list[Event] | None, event: Event) -> None:
+    if events is not None:
+        events.append(event)
+
+
+def _take_top(t: Table, events: list[Event] | None) -> Card | None:
+    """Take the draw pile's top card, refilling from the discard pile first if the draw
+    pile is empty (RT-6.5); ``None`` when nothing can be drawn."""
+    if not t.draw:
+        if len(t.discard) <= 1:
+            return None
+        rest = ["J" if c[0] == "J" else c for c in t.discard[:-1]]
+        del t.discard[:-1]
+        t.draw, t.seed = shuffle(rest, t.seed)
+        _emit(events, Event("shuffle", None, (), t.seed))
+    return t.draw.pop(0)
+
+
+def _next_in_round(t: Table, seat: Seat) -> Seat:
+    """The next seat clockwise from ``seat`` that is still in the round."""
+    n = t.seats
+    for k in range(1, n):
+        nxt = (seat + k) % n
+        if nxt not in t.out:
+            return nxt
+    return seat
+
+
+def deal(
+    cards: list[Card], seats: int, hand_size: int, first: Seat
+) -> tuple[list[list[Card]], list[Card]]:
+    """RT-2.1: deal ``cards`` (top first) one at a time clockwise from ``first`` until
+    every seat has ``hand_size`` cards or the cards run out; returns hands and the rest
+    (the draw pile, top first)."""
+    hands: list[list[Card]] = [[] for _ in range(seats)]
+    i = 0
+    total = len(cards)
+    for _ in range(hand_size):
+        for k in range(seats):
+            if i == total:
+                return hands, []
+            hands[(first + k) % seats].append(cards[i])
+            i += 1
+    return hands, cards[i:]
+
+
+def _round_won(t: Table, seat: Seat, events: list[Event] | None) -> None:
+    """RT-6.2, RT-7.1, RT-2.4: score the round for ``seat``; end the match or deal the next
+    round (hands seat 0 first, draw pile top first, discard bottom first, ``J<n>`` as ``J``)."""
+    t.scores[seat] += 1
+    _emit(events, Event("round", seat, (), t.round))
+    if t.scores[seat] >= t.options.target_points:
+        t.winner = seat
+        t.to_move = None
+        if seat not in t.out:
+            t.out.append(seat)
+        _emit(events, Event("match", seat, (), t.scores[seat]))
+        return
+    cards = [c for h in t.hands for c in h] + t.draw
+    cards += ["J" if c[0] == "J" else c for c in t.discard]
+    shuffled, t.seed = shuffle(cards, t.seed)
+    if shuffled:
+        _emit(events, Event("shuffle", None, (), t.seed))
+    t.hands, t.draw = deal(shuffled, t.seats, t.options.hand_size, seat)
+    t.discard = []
+    t.out = []
+    t.shown = [[] for _ in range(t.seats)]
+    t.round += 1
+    t.to_move = seat
+    _emit(events, Event("deal", seat, (), t.round))
+
+
+def _leave_hand(t: Table, seat: Seat, code: Card) -> None:
+    t.hands[seat].remove(code)
+    shown = t.shown[seat]
+    if code in shown:
+        shown.remove(code)
+
+
+def apply_move(t: Table, move: Move, events: list[Event] | None) -> None:
+    """Apply a legal ``move`` of the seat to move to ``t`` in place; append what happened to
+    ``events`` (``None``: no events, the fast path).  Unchecked: the caller guarantees the
+    move is in :func:`gen_moves`."""
+    seat = t.to_move
+    assert seat is not None
+    tag = move[0]
+    if tag == "b":
+        bonus_code, hand_code = move[1], move[2]
+        assert isinstance(bonus_code, str) and isinstance(hand_code, str)
+        _leave_hand(t, seat, hand_code)
+        t.bonus[seat].remove(bonus_code)
+        t.hands[seat].append(bonus_code)
+        t.draw.append(hand_code)
+        _emit(events, Event("swap", seat, (bonus_code, hand_code)))
+        return
+    n = t.seats
+    if tag == "d":
+        hand = t.hands[seat]
+        if hand:
+            _emit(events, Event("show", seat, tuple(hand)))
+        t.shown[seat] = list(hand)
+        card = _take_top(t, events)
+        if card is not None:
+            hand.append(card)
+        _emit(events, Event("draw", seat, () if card is None else (card,)))
+        _end_turn(t, seat, None, events)
+        return
+    _, hand_codes, pile_codes, kind, target = move
+    assert isinstance(hand_codes, tuple) and isinstance(pile_codes, tuple)
+    assert isinstance(target, int)
+    for code in hand_codes:
+        _leave_hand(t, seat, code)
+    t.discard.extend(pile_codes)
+    if events is not None:
+        jokers = [VALUE[p] for p in pile_codes if p[0] == "J"]
+        events.append(Event("play", seat, pile_codes, jokers[-1] if jokers else None))
+    up: Seat | None = None
+    if kind == ">":
+        up = target
+        _emit(events, Event("effect_up", target))
+    elif kind == "@":
+        _emit(events, Event("effect_draw", target))
+        card = _take_top(t, events)
+        if card is not None:
+            t.hands[target].append(card)
+            if target in t.out:
+                t.out.remove(target)
+                _emit(events, Event("back", target))
+        _emit(events, Event("draw", target, () if card is None else (card,)))
+    if not t.hands[seat]:
+        t.out.append(seat)
+        _emit(events, Event("out", seat, (), len(t.out)))
+        if n >= 3 and len(t.out) == 1:
+            card = _take_top(t, events)
+            if card is not None:
+                t.bonus[seat].append(card)
+                _emit(events, Event("bonus", seat, (card,)))
+    _end_turn(t, seat, up, events)
+
+
+def _end_turn(t: Table, seat: Seat, up: Seat | None, events: list[Event] | None) -> None:
+    """After a lay or draw of ``seat``: score a round that ended (RT-6.2, RT-9.2) or pass
+    the turn (Du bist! ``up`` or the next seat in the round clockwise)."""
+    if t.seats == 2:
+        other = 1 - seat
+        if seat in t.out:
+            if other in t.out:
+                _round_won(t, seat, events)  # second out, RT-9.2
+            else:
+                t.to_move = other  # first out: the other's single turn, RT-9.2
+        elif up == seat:
+            t.to_move = seat  # RT-9.5: the same turn goes on
+        elif other in t.out:
+            _round_won(t, other, events)  # single turn ended with cards left, RT-9.2
+        else:
+            t.to_move = other
+        return
+    if len(t.out) >= 2:
+        _round_won(t, seat, events)
+    elif up is not None:
+        t.to_move = up
+    else:
+        t.to_move = _next_in_round(t, seat)
+
+
+# --------------------------------------------------------------------------- explanations
+
+
+def _effect_name(kind: str) -> str:
+    return "Du bist!" if kind == ">" else "Ziehen!"
+
+
+def explain(st: State, move: Move) -> tuple[str, str]:
+    """Why ``move`` is not legal in ``st``: ``(message, rule id)``.  Only called for moves
+    that :func:`gen_moves` leaves out; the message names the first rule broken."""
+    seat = st.to_move
+    if seat is None or st.winner is not None:
+        return "the match is over", "RT-7.1"
+    hand = list(st.hands[seat])
+    tag = move[0]
+    if tag == "d":
+        return f"seat {seat} can lay; draw only without a legal lay", "RT-5.1"
+    if tag == "b":
+        if move[1] not in st.bonus[seat]:
+            return f"seat {seat} has no bonus card {move[1]}", "RT-6.4"
+        if move[2] not in hand:
+            return f"seat {seat} holds no {move[2]}", "RT-6.4"
+        return "a bonus swap is not allowed here", "RT-6.4"
+    _, hand_codes, pile_codes, kind, target = move
+    assert isinstance(hand_codes, tuple) and isinstance(pile_codes, tuple)
+    assert isinstance(kind, str) and isinstance(target, int)
+    for code in hand_codes:
+        if code not in hand:
+            return f"seat {seat} does not hold {code}", "RT-10.1"
+        hand.remove(code)
+    opts = st.options
+    top = top_value(st.discard)
+    whole = not hand
+    values = [VALUE[p] for p in pile_codes]
+    jokers = [VALUE[p] for p in pile_codes if p[0] == "J"]
+    if len(pile_codes) == 1:
+        if hand_codes[0] != "N":
+            if hand_codes[0] == "J" and top == 7:
+                return "a Joker can never be laid alone on a 7", "RT-3.4"
+            if values[0] <= top:
+                return f"one card must be higher than the top value {top}", "RT-3.1"
+    else:
+        if not st.discard:
+            return "the opening lay is exactly one card", "RT-2.2"
+        if "N" in hand_codes:
+            return "Zurück auf Null is always laid alone", "RT-3.3"
+        if top == 0:
+            return "no pair fits on Zurück auf Null (value 0)", "RT-3.3"
+        if max(values) > top:
+            return f"two cards must each be at most the top value {top}", "RT-3.2"
+        if whole and opts.li_higher_on_top and values[1] < values[0]:
+            return "a lay of the whole hand puts the higher card on top", "RT-8.3"
+    if whole and opts.li_joker_seven and any(v != 7 for v in jokers):
+        return "a Joker in a lay of the whole hand counts as 7", "RT-8.2"
+    effects = effect_options(st, seat, hand_codes, whole)
+    if (kind, target) not in effects:
+        has = {EFFECT[c] for c in hand_codes if c in EFFECT}
+        rule = "RT-4.1" if kind == ">" else "RT-4.2"
+        if not kind:
+            return "a lay with Du bist! or Ziehen! names the effect (>s or @s)", "RT-4.3"
+        if not has:
+            return "no Du bist! or Ziehen! in this lay: no effect suffix", "RT-4.3"
+        if effects == _NO_EFFECT:
+            return "the effect has no allowed target: write the lay without a suffix", "RT-4.5"
+        if kind not in has:
+            return f"this lay has no {_effect_name(kind)} card", "RT-4.3"
+        if not 0 <= target < st.seats:
+            return f"there is no seat {target}", rule
+        if kind == ">":
+            if whole and opts.li_du_bist_left:
+                left = du_targets(st, seat, whole)
+                if not left:
+                    return "no seat is left in the round for Du bist!", "RT-8.1"
+                return (
+                    f"Du bist! in a lay of the whole hand goes to seat {left[0]}, "
+                    "the next seat to the left in the round",
+                    "RT-8.1",
+                )
+            if target == seat:
+                if st.seats == 2:
+                    return "a seat that empties its hand cannot choose itself", "RT-9.5"
+                return "Du bist! may not choose the layer", "RT-4.1"
+        if target in st.out:
+            return f"seat {target} is out of this round", rule
+    return "not a legal action here", "RT-3"
