@@ -214,7 +214,11 @@ class Console:
                 return
         now = self.clock.now_ns()
         self._run_driver_timers(now)
-        self.timers.run_due(now)
+        try:
+            self.timers.run_due(now)
+        except Exception:  # as in handle(): log, show, carry on with the next timer
+            log.exception("error in a timer; the game goes on")
+            self.banner = "Something went wrong; the game goes on"
         self.render(self.clock.now_ns())
 
     def _run_driver_timers(self, now_ns: int) -> None:
@@ -254,6 +258,9 @@ class Console:
         except EngineError as err:
             log.error("engine refused input %r: %s", event, err)
             self.last_event = str(err)
+        except Exception:  # a party console keeps going: log it, show it, carry on
+            log.exception("error while handling %r; the game goes on", event)
+            self.banner = "Something went wrong; the game goes on"
 
     def on_key(self, seat: Seat, key: str, now_ns: int) -> None:
         """A handheld key (``"left"``, ``"right"``, ``"select"``, ``"back"``) of ``seat``."""
