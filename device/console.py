@@ -570,7 +570,9 @@ class Console:
         if not legal:
             return
         action = bot.choose(self.game.view(self.pos, seat), legal)
-        self.submit(seat, str(action), now_ns)
+        if not self.submit(seat, str(action), now_ns):
+            # a computer player must never stall the table: take the first legal action
+            self.submit(seat, str(legal[0]), now_ns)
 
     def _game_over(self, winner: Seat | None, reason: str, now_ns: int) -> None:
         assert self.record is not None
