@@ -24,7 +24,7 @@ defaults must therefore leave those keys out rather than pass their default valu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.core import NotationError, OptionSpec, OptionValue, parse_options
@@ -60,6 +60,26 @@ class RotOptions:
     def items(self) -> tuple[tuple[str, OptionValue], ...]:
         """``(name, value)`` pairs in :data:`OPTION_SPECS` order (for JSON and views)."""
         return tuple((spec.name, getattr(self, spec.name)) for spec in OPTION_SPECS)
+
+    @classmethod
+    def from_items(cls, items: Iterable[tuple[str, OptionValue]]) -> RotOptions:
+        """The options of already resolved ``(name, value)`` pairs (a view's ``options``);
+        missing names keep their defaults, unknown names are ignored.
+
+        >>> RotOptions.from_items(RotOptions(hand_size=8).items()).hand_size
+        8
+        """
+        values = dict(items)
+        base = cls()
+        return cls(
+            target_points=int(values.get("target_points", base.target_points)),
+            less_influence=bool(values.get("less_influence", base.less_influence)),
+            li_du_bist_left=bool(values.get("li_du_bist_left", base.li_du_bist_left)),
+            li_joker_seven=bool(values.get("li_joker_seven", base.li_joker_seven)),
+            li_higher_on_top=bool(values.get("li_higher_on_top", base.li_higher_on_top)),
+            hand_size=int(values.get("hand_size", base.hand_size)),
+            deck=str(values.get("deck", base.deck)),
+        )
 
 
 def resolve_options(raw: Mapping[str, object] | None, seats: int) -> RotOptions:

@@ -169,23 +169,27 @@ def effect_options(st: State, layer: Seat, codes: tuple[Card, ...], empties: boo
     return options or _NO_EFFECT
 
 
-def _tables() -> tuple[list[dict[Card, tuple[Card, ...]]], list[dict[Card, tuple[Card, ...]]]]:
-    """Per top value 0..7 and hand code: the pile codes it may take laid alone (RT-3.1,
-    RT-3.3, RT-3.4), and laid in a pair (value <= top, never ``N``; RT-3.2, RT-3.3)."""
-    single: list[dict[Card, tuple[Card, ...]]] = []
+Piles = list[tuple[Card, ...]]
+
+
+def _tables() -> tuple[list[dict[Card, Piles]], list[dict[Card, tuple[Card, ...]]]]:
+    """Per top value 0..7 and hand code: the piles it may make laid alone (RT-3.1, RT-3.3,
+    RT-3.4; ``[("J5",), ("J6",), ("J7",)]``), and the pile codes it may take in a pair
+    (value <= top, never ``N``; RT-3.2, RT-3.3)."""
+    single: list[dict[Card, Piles]] = []
     pair: list[dict[Card, tuple[Card, ...]]] = []
     for top in range(8):
-        one: dict[Card, tuple[Card, ...]] = {}
+        one: dict[Card, Piles] = {}
         two: dict[Card, tuple[Card, ...]] = {}
         for code in HAND_CODES:
             if code == "J":
-                one[code] = tuple(f"J{v}" for v in range(top + 1, 8))
+                one[code] = [(f"J{v}",) for v in range(top + 1, 8)]
                 two[code] = tuple(f"J{v}" for v in range(1, top + 1))
             elif code == "N":
-                one[code] = ("N",)
+                one[code] = [("N",)]
                 two[code] = ()
             else:
-                one[code] = (code,) if VALUE[code] > top else ()
+                one[code] = [(code,)] if VALUE[code] > top else []
                 two[code] = (code,) if VALUE[code] <= top else ()
         single.append(one)
         pair.append(two)
@@ -193,23 +197,32 @@ def _tables() -> tuple[list[dict[Card, tuple[Card, ...]]], list[dict[Card, tuple
 
 
 _SINGLE, _PAIR = _tables()
+_ONE: dict[Card, tuple[Card]] = {code: (code,) for code in HAND_CODES}
+_J7: Piles = [("J7",)]
 
-Group = tuple[tuple[Card, ...], list[tuple[Card, ...]], list[tuple[str, int]]]
+Group = tuple[tuple[Card, ...], Piles, list[tuple[str, int]]]
 """Lays that differ only in Joker values and effect: ``(hand_codes, pile_code choices,
 effect choices)``; it stands for ``len(piles) * len(effects)`` moves."""
 
 
-_PRODUCTS: dict[tuple[int, Card, Card], list[tuple[Card, ...]]] = {}
-"""Cache: (top, a, b) -> every (pile a, pile b) of a pair on that top (RT-3.2)."""
+def _products() -> list[dict[Card, dict[Card, tuple[tuple[Card, Card], Piles]]]]:
+    """Per top value: ``[top][a][b]`` -> ``((a, b), every (pile a, pile b))`` for the
+    cards that fit a pair on that top (RT-3.2)."""
+    out: list[dict[Card, dict[Card, tuple[tuple[Card, Card], Piles]]]] = []
+    for pairs in _PAIR:
+        low = [c for c in sorted(HAND_CODES) if pairs[c]]
+        table: dict[Card, dict[Card, tuple[tuple[Card, Card], Piles]]] = {
+            a: {b: ((a, b), [(x, y) for x in pairs[a] for y in pairs[b]]) for b in low}
+            for a in low
+        }
+        out.append(table)
+    return out
 
 
-def _product(top: int, a: Card, b: Card) -> list[tuple[Card, ...]]:
-    key = (top, a, b)
-    both = _PRODUCTS.get(key)
-    if both is None:
-        pairs = _PAIR[top]
-        both = _PRODUCTS[key] = [(x, y) for x in pairs[a] for y in pairs[b]]
-    return both
+_PRODUCTS = _products()
+_KIND: dict[Card, int] = {c: {">": 1, "@": 2}.get(EFFECT.get(c, ""), 0) for c in HAND_CODES}
+"""Effect kind of a hand code: 0 none, 1 Du bist!, 2 Ziehen! (``3 * a + b`` indexes a
+pair's effect choices)."""
 
 
 def lay_groups(st: State) -> list[Group]:
@@ -232,13 +245,13 @@ def lay_groups(st: State) -> list[Group]:
     singles = _SINGLE[top]
     for code in distinct:
         if code == "J" and whole and opts.li_joker_seven:
-            piles: tuple[Card, ...] = ("J7",) if top < 7 else ()  # RT-8.2
+            piles = _J7 if top < 7 else []  # RT-8.2
         else:
             piles = singles[code]
         if piles:
             kind = EFFECT.get(code)
             effects = (du if kind == ">" else zi) if kind else _NO_EFFECT
-            groups.append(((code,), [(p,) for p in piles], effects))
+            groups.append((_ONE[code], piles, effects))
     # RT-3.2: two cards, each <= top (never on N or an empty pile).
     if size < 2 or top < 1:
         return groups
@@ -247,28 +260,27 @@ def lay_groups(st: State) -> list[Group]:
     both_kinds = (du + zi if zi is not _NO_EFFECT else du) or _NO_EFFECT
     du = du or _NO_EFFECT
     special = whole and (opts.li_joker_seven or opts.li_higher_on_top)
-    pairs = _PAIR[top]
-    low = [c for c in distinct if pairs[c]]
-    for a in low:
-        a_kind = EFFECT.get(a)
-        for b in low:
+    products = _PRODUCTS[top]
+    low = [c for c in distinct if c in products]
+    kinds = [_KIND[c] for c in low]
+    by_kinds = (_NO_EFFECT, du, zi, du, du, both_kinds, zi, both_kinds, zi)
+    for a, a_kind in zip(low, kinds, strict=True):
+        row = products[a]
+        base = 3 * a_kind
+        for b, b_kind in zip(low, kinds, strict=True):
             if a == b and hand.count(a) < 2:
                 continue
-            both = _whole_pair(top, a, b, opts) if special else _product(top, a, b)
-            if not both:
-                continue
-            b_kind = EFFECT.get(b)
-            if a_kind is None:
-                effects = _NO_EFFECT if b_kind is None else du if b_kind == ">" else zi
-            elif b_kind is None or b_kind == a_kind:
-                effects = du if a_kind == ">" else zi
+            if special:
+                codes, both = (a, b), _whole_pair(top, a, b, opts)
+                if not both:
+                    continue
             else:
-                effects = both_kinds
-            groups.append(((a, b), both, effects))
+                codes, both = row[b]
+            groups.append((codes, both, by_kinds[base + b_kind]))
     return groups
 
 
-def _whole_pair(top: int, a: Card, b: Card, opts: RotOptions) -> list[tuple[Card, ...]]:
+def _whole_pair(top: int, a: Card, b: Card, opts: RotOptions) -> Piles:
     """The piles of a pair that is the whole hand: RT-8.2 (a Joker counts as 7) and RT-8.3
     (the higher card on top) where those options are on."""
     pairs = _PAIR[top]
@@ -349,9 +361,16 @@ def move_text(move: Move) -> str:
 # --------------------------------------------------------------------------- transition
 
 
-def _emit(events: list[Event] | None, event: Event) -> None:
+def _emit(
+    events: list[Event] | None,
+    kind: str,
+    seat: Seat | None,
+    cards: tuple[Card, ...] = (),
+    value: int | None = None,
+) -> None:
+    """Append ``Event(kind, seat, cards, value)`` unless ``events`` is ``None``."""
     if events is not None:
-        events.append(event)
+        events.append(Event(kind, seat, cards, value))
 
 
 def _take_top(t: Table, events: list[Event] | None) -> Card | None:
@@ -363,7 +382,7 @@ def _take_top(t: Table, events: list[Event] | None) -> Card | None:
         rest = ["J" if c[0] == "J" else c for c in t.discard[:-1]]
         del t.discard[:-1]
         t.draw, t.seed = shuffle(rest, t.seed)
-        _emit(events, Event("shuffle", None, (), t.seed))
+        _emit(events, "shuffle", None, (), t.seed)
     return t.draw.pop(0)
 
 
@@ -399,26 +418,26 @@ def _round_won(t: Table, seat: Seat, events: list[Event] | None) -> None:
     """RT-6.2, RT-7.1, RT-2.4: score the round for ``seat``; end the match or deal the next
     round (hands seat 0 first, draw pile top first, discard bottom first, ``J<n>`` as ``J``)."""
     t.scores[seat] += 1
-    _emit(events, Event("round", seat, (), t.round))
+    _emit(events, "round", seat, (), t.round)
     if t.scores[seat] >= t.options.target_points:
         t.winner = seat
         t.to_move = None
         if seat not in t.out:
             t.out.append(seat)
-        _emit(events, Event("match", seat, (), t.scores[seat]))
+        _emit(events, "match", seat, (), t.scores[seat])
         return
     cards = [c for h in t.hands for c in h] + t.draw
     cards += ["J" if c[0] == "J" else c for c in t.discard]
     shuffled, t.seed = shuffle(cards, t.seed)
     if shuffled:
-        _emit(events, Event("shuffle", None, (), t.seed))
+        _emit(events, "shuffle", None, (), t.seed)
     t.hands, t.draw = deal(shuffled, t.seats, t.options.hand_size, seat)
     t.discard = []
     t.out = []
     t.shown = [[] for _ in range(t.seats)]
     t.round += 1
     t.to_move = seat
-    _emit(events, Event("deal", seat, (), t.round))
+    _emit(events, "deal", seat, (), t.round)
 
 
 def _leave_hand(t: Table, seat: Seat, code: Card) -> None:
@@ -442,18 +461,18 @@ def apply_move(t: Table, move: Move, events: list[Event] | None) -> None:
         t.bonus[seat].remove(bonus_code)
         t.hands[seat].append(bonus_code)
         t.draw.append(hand_code)
-        _emit(events, Event("swap", seat, (bonus_code, hand_code)))
+        _emit(events, "swap", seat, (bonus_code, hand_code))
         return
     n = t.seats
     if tag == "d":
         hand = t.hands[seat]
         if hand:
-            _emit(events, Event("show", seat, tuple(hand)))
+            _emit(events, "show", seat, tuple(hand))
         t.shown[seat] = list(hand)
         card = _take_top(t, events)
         if card is not None:
             hand.append(card)
-        _emit(events, Event("draw", seat, () if card is None else (card,)))
+        _emit(events, "draw", seat, () if card is None else (card,))
         _end_turn(t, seat, None, events)
         return
     _, hand_codes, pile_codes, kind, target = move
@@ -468,24 +487,24 @@ def apply_move(t: Table, move: Move, events: list[Event] | None) -> None:
     up: Seat | None = None
     if kind == ">":
         up = target
-        _emit(events, Event("effect_up", target))
+        _emit(events, "effect_up", target)
     elif kind == "@":
-        _emit(events, Event("effect_draw", target))
+        _emit(events, "effect_draw", target)
         card = _take_top(t, events)
         if card is not None:
             t.hands[target].append(card)
             if target in t.out:
                 t.out.remove(target)
-                _emit(events, Event("back", target))
-        _emit(events, Event("draw", target, () if card is None else (card,)))
+                _emit(events, "back", target)
+        _emit(events, "draw", target, () if card is None else (card,))
     if not t.hands[seat]:
         t.out.append(seat)
-        _emit(events, Event("out", seat, (), len(t.out)))
+        _emit(events, "out", seat, (), len(t.out))
         if n >= 3 and len(t.out) == 1:
             card = _take_top(t, events)
             if card is not None:
                 t.bonus[seat].append(card)
-                _emit(events, Event("bonus", seat, (card,)))
+                _emit(events, "bonus", seat, (card,))
     _end_turn(t, seat, up, events)
 
 
