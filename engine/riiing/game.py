@@ -97,7 +97,7 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
         if len(bots) != pos.seats:
             raise NotationError(f"autoplay: {len(bots)} bots for {pos.seats} seats")
         limit_ns = pos.options.slap_timeout_s * 1_000_000_000
-        while pos.winner is None:
+        while pos.winner is None and pos.to_move is not None:  # RI-9: both or neither
             action: RiiingAction
             if pos.window is not None:
                 times = [bot.reaction_ns() for bot in bots]
@@ -111,7 +111,6 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
                     line = LogLine(seat, str(action), f"{best // 1_000_000} ms")
             else:
                 mover = pos.to_move
-                assert mover is not None  # a position without winner has a seat to move
                 action = bots[mover].choose(rules.view(pos, mover), rules.legal(pos))
                 line = LogLine(mover, str(action))
             pos, events = rules.apply(pos, action)

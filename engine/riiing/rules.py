@@ -134,22 +134,24 @@ def legal(pos: RiiingPosition) -> tuple[RiiingAction, ...]:
     return tuple(sorted(dict.fromkeys(actions), key=str))
 
 
-def check(pos: RiiingPosition, action: RiiingAction) -> None:
+def check(pos: RiiingPosition, action: RiiingAction) -> Seat:
     """Raise :class:`IllegalActionError` (with the rule id and ``pos``) unless ``action`` is
     legal in ``pos``; ``falseslap`` is legal outside a window while the penalty option is
-    on (RI-6.5).  Agrees with :func:`legal` on every other action."""
+    on (RI-6.5).  Agrees with :func:`legal` on every other action.  Returns the seat to
+    move (during a window: the seat that was to move)."""
 
     def refuse(message: str, rule: str) -> IllegalActionError:
         return IllegalActionError(message, rule, pos)
 
-    if pos.winner is not None or pos.to_move is None:
+    seat = pos.to_move
+    if pos.winner is not None or seat is None:
         raise refuse(f"{action}: the game is over, seat {pos.winner} won", "RI-7.1")
     kind = action.kind
     if action.seat is not None and action.seat >= pos.seats:
         raise refuse(f"{action}: there is no seat {action.seat} at {pos.seats} seats", "RI-2.4")
     if pos.window is not None:
         if kind in ("slap", "timeout"):
-            return
+            return seat
         if kind == "falseslap":
             raise refuse(f"{action}: a RIIING! window is open, so this slap is not false", "RI-6.2")
         raise refuse(
@@ -164,8 +166,7 @@ def check(pos: RiiingPosition, action: RiiingAction) -> None:
     if kind == "falseslap":
         if pos.options.false_slap_penalty == 0:
             raise refuse(f"{action}: option false_slap_penalty is 0 (off)", "RI-6.5")
-        return
-    seat = pos.to_move
+        return seat
     demand = pos.demand
     playable = _playable(pos, seat)
     if kind == "play":
@@ -173,7 +174,7 @@ def check(pos: RiiingPosition, action: RiiingAction) -> None:
         if card not in pos.hands[seat]:
             raise refuse(f"seat {seat} cannot play {card}: it is not in its hand", "RI-4.1")
         if card in playable:
-            return
+            return seat
         if demand is not None and demand.symbol is not None:
             name = SYMBOL_NAMES[demand.symbol]
             raise refuse(
@@ -201,9 +202,10 @@ def check(pos: RiiingPosition, action: RiiingAction) -> None:
                     "RI-5.3",
                 )
             raise refuse(f"seat {seat} cannot draw: it can play {playable[0]}", "RI-4.2")
-        return
+        return seat
     if demand is None or not demand.phones:
         raise refuse(f"seat {seat} cannot take: no phone chain is pending", "RI-5.4")
+    return seat
 
 
 class _Table:
@@ -315,17 +317,14 @@ class _Table:
 def apply(pos: RiiingPosition, action: RiiingAction) -> tuple[RiiingPosition, tuple[Event, ...]]:
     """The position after ``action`` and its events (module docstring); checks legality
     first (:func:`check`, raises :class:`IllegalActionError` naming the rule id)."""
-    check(pos, action)
+    seat = check(pos, action)
     table = _Table(pos)
     seats = pos.seats
-    seat = pos.to_move
-    assert seat is not None  # check() refused finished games
     left = (seat + 1) % seats
     demand = pos.demand
     kind = action.kind
-    if kind == "play":
-        card = action.card
-        assert card is not None  # RiiingAction guarantees a card for play
+    card = action.card
+    if card is not None:  # play
         hand = table.hands[seat]
         hand.remove(card)
         table.discard.append(card)
@@ -343,18 +342,16 @@ def apply(pos: RiiingPosition, action: RiiingAction) -> tuple[RiiingPosition, tu
         table.draw_into(seat, 1, "draw")
         return table.finish(left, None)
     if kind == "take":
-        assert demand is not None  # check() allows take only in a chain
-        table.draw_into(seat, demand.phones, "take", demand.phones)
+        phones = 0 if demand is None else demand.phones  # check(): a chain is pending
+        table.draw_into(seat, phones, "take", phones)
         table.turn_up()
         return table.finish(left, None)
-    if kind == "falseslap":
-        assert action.seat is not None
-        table.draw_into(action.seat, pos.options.false_slap_penalty, "falseslap")
+    slapper = action.seat
+    if kind == "falseslap" and slapper is not None:
+        table.draw_into(slapper, pos.options.false_slap_penalty, "falseslap")
         return table.finish(seat, demand)
     symbol = pos.window
-    if kind == "slap":
-        slapper = action.seat
-        assert slapper is not None
+    if kind == "slap" and slapper is not None:
         hand = table.hands[slapper]
         discarded = [card for card in hand if card.symbol == symbol]
         hand[:] = [card for card in hand if card.symbol != symbol]
