@@ -16,7 +16,6 @@ The draw pile is kept reversed (its top is the last element).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -356,9 +355,4 @@ def random_playout(state: FastState, rng: random.Random, limit: int = 100_000) -
         step(choice(legal()))
         applied += 1
     return applied
-
-
-def actions_text(state: FastState, actions: Sequence[int]) -> list[str]:
-    """The notation texts of ``actions`` (for comparing with ``rules.legal``)."""
-    return [state.action_text(action) for action in actions]
 

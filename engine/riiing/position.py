@@ -45,6 +45,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
 )
 """The rule options, in ``position_json`` order."""
 
+_MINIMUM = {"hand_size": 1, "slap_timeout_s": 1, "false_slap_penalty": 0}
+"""The smallest value of each whole-number option."""
+
 FIELDS = (
     "game", "seats", "options", "hands", "draw", "discard", "to_move", "seed",
     "demand", "window", "winner",
@@ -67,12 +70,11 @@ class RiiingOptions:
     deck: str = ""
 
     def __post_init__(self) -> None:
-        for spec, low in (
-            (OPTION_SPECS[0], 1),
-            (OPTION_SPECS[1], 1),
-            (OPTION_SPECS[2], 0),
-        ):
+        for spec in OPTION_SPECS:
+            low = _MINIMUM.get(spec.name)
             value = getattr(self, spec.name)
+            if low is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise NotationError(
                     f"option {spec.name}: expected a whole number >= {low}, got {value!r}",
