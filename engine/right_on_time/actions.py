@@ -112,8 +112,7 @@ def _hand_code(token: str, text: str, joker: str) -> Card:
         return token
     if len(token) == 2 and token[0] == "J" and token[1] in "1234567":
         raise NotationError(
-            f"action {text!r}: {token!r} is a discard-pile code; "
-            f"a Joker in {joker}"
+            f"action {text!r}: {token!r} is a discard-pile code; a Joker in {joker}"
         )
     raise NotationError(f"action {text!r}: {token!r} is not a card code")
 

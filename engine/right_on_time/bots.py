@@ -223,9 +223,9 @@ class HeuristicBot(Bot[RightOnTimeView, RotAction]):
         return score
 
 
-def _actions(view: RightOnTimeView, hand: tuple[Card, ...], bonus: tuple[Card, ...]) -> list[
-    RotAction
-]:
+def _actions(
+    view: RightOnTimeView, hand: tuple[Card, ...], bonus: tuple[Card, ...]
+) -> list[RotAction]:
     return [to_action(m) for m in gen_moves(_seen(view, hand, bonus))]
 
 

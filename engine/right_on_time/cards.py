@@ -33,10 +33,7 @@ ZIEHEN = "ziehen"
 _VALUES = range(1, 8)
 
 HAND_CODES: frozenset[Card] = frozenset(
-    [str(n) for n in _VALUES]
-    + ["J", "N"]
-    + [f"D{n}" for n in _VALUES]
-    + [f"Z{n}" for n in _VALUES]
+    [str(n) for n in _VALUES] + ["J", "N"] + [f"D{n}" for n in _VALUES] + [f"Z{n}" for n in _VALUES]
 )
 """Codes valid in a hand, the draw pile, a bonus list, a deck and an action."""
 

@@ -152,9 +152,9 @@ def ziehen_targets(st: State, layer: Seat) -> list[Seat]:
     return [s for s in range(st.seats) if s not in out]
 
 
-def effect_options(st: State, layer: Seat, codes: tuple[Card, ...], empties: bool) -> list[
-    tuple[str, int]
-]:
+def effect_options(
+    st: State, layer: Seat, codes: tuple[Card, ...], empties: bool
+) -> list[tuple[str, int]]:
     """The ``(kind, target)`` choices of a lay of ``codes`` (RT-4.3, RT-4.5): one per
     allowed target of each effect kind among the cards; ``[("", -1)]`` when the lay has no
     effect card or no effect has an allowed target (the effect is skipped)."""
@@ -212,8 +212,7 @@ def _products() -> list[dict[Card, dict[Card, tuple[tuple[Card, Card], Piles]]]]
     for pairs in _PAIR:
         low = [c for c in sorted(HAND_CODES) if pairs[c]]
         table: dict[Card, dict[Card, tuple[tuple[Card, Card], Piles]]] = {
-            a: {b: ((a, b), [(x, y) for x in pairs[a] for y in pairs[b]]) for b in low}
-            for a in low
+            a: {b: ((a, b), [(x, y) for x in pairs[a] for y in pairs[b]]) for b in low} for a in low
         }
         out.append(table)
     return out
