@@ -20,7 +20,8 @@ for every action.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engine.core import Card, NotationError, Seat
 from engine.right_on_time.cards import HAND_CODES, VALUE
@@ -67,10 +68,15 @@ class Play:
 
     cards: tuple[Lay, ...]
     effect: Effect | None = None
+    _text: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        text = "play " + " ".join(str(c) for c in self.cards)
+        text = text if self.effect is None else f"{text} {self.effect}"
+        object.__setattr__(self, "_text", text)
 
     def __str__(self) -> str:
-        text = "play " + " ".join(str(c) for c in self.cards)
-        return text if self.effect is None else f"{text} {self.effect}"
+        return self._text
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,8 +188,9 @@ def to_move_tuple(action: RotAction) -> Move:
     raise NotationError(f"not a Right on Time action: {action!r}")
 
 
+@lru_cache(maxsize=1 << 16)
 def to_action(move: Move) -> RotAction:
-    """The action of a compact move."""
+    """The action of a compact move (cached: actions are immutable values)."""
     if move[0] == "d":
         return Draw()
     if move[0] == "b":

@@ -24,6 +24,7 @@ opening lay, RT-2.2) behaves like ``N`` on top: any single card, no pair.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Protocol
 
 from engine.core import Card, Event, Seat, shuffle
@@ -342,6 +343,7 @@ def random_move(st: State, randrange: Callable[[int], int]) -> Move:
     raise AssertionError("random_move: pick out of range")
 
 
+@lru_cache(maxsize=1 << 16)
 def move_text(move: Move) -> str:
     """The notation of a move (``play 2 J=4``, ``draw``, ``bonus J 3``)."""
     tag = move[0]

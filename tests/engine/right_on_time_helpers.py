@@ -80,22 +80,25 @@ def _tokens(code: str) -> list[str]:
     return [f"J={v}" for v in range(1, 8)] if code == "J" else [code]
 
 
-def candidate_plays(pos: RotPosition, extra_codes: Iterable[str] = ()) -> set[str]:
+def candidate_plays(
+    pos: RotPosition, extra_codes: Iterable[str] = (), all_suffixes: bool = False
+) -> set[str]:
     """A superset of the plays: one or two tokens from the hand's codes (plus
-    ``extra_codes``), every Joker value, no suffix or any effect suffix for seats 0..n."""
+    ``extra_codes``) with every Joker value, each without suffix and, when a Du bist! or
+    Ziehen! is among them (or ``all_suffixes``), with every effect suffix for seats 0..n."""
     seat = pos.to_move
     assert seat is not None
     codes = sorted(set(pos.hands[seat]) | set(extra_codes))
-    suffixes = [""] + [f" {k}{s}" for k in ">@" for s in range(pos.seats + 1)]
+    suffixes = [f" {k}{s}" for k in ">@" for s in range(pos.seats + 1)]
     out: set[str] = set()
     for a in codes:
-        for ta in _tokens(a):
-            for suffix in suffixes:
-                out.add(f"play {ta}{suffix}")
-            for b in codes:
-                for tb in _tokens(b):
-                    for suffix in suffixes:
-                        out.add(f"play {ta} {tb}{suffix}")
+        pairs = [[ta] for ta in _tokens(a)]
+        pairs += [[ta, tb] for ta in _tokens(a) for b in codes for tb in _tokens(b)]
+        for tokens in pairs:
+            text = "play " + " ".join(tokens)
+            out.add(text)
+            if all_suffixes or any(t[0] in "DZ" for t in tokens):
+                out.update(text + suffix for suffix in suffixes)
     return out
 
 
