@@ -262,6 +262,12 @@ def _risk(hand: Sequence[Card]) -> float:
     """Chance that ``hand`` must go out at the seat's next turn (no lay that keeps a card)."""
     if len(hand) >= 3:
         return 0.0
+    return _risk_of(tuple(sorted(hand)))
+
+
+@lru_cache(maxsize=4096)
+def _risk_of(hand: tuple[Card, ...]) -> float:
+    """:func:`_risk` of a sorted hand of at most two cards (cached)."""
     if not hand:
         return 1.0
     total = 0.0
@@ -292,6 +298,12 @@ def _ready(hand: Sequence[Card]) -> float:
     """Chance that ``hand`` can be emptied at the seat's next turn."""
     if len(hand) >= 3 or not hand:
         return 0.0 if hand else 1.0
+    return _ready_of(tuple(sorted(hand)))
+
+
+@lru_cache(maxsize=4096)
+def _ready_of(hand: tuple[Card, ...]) -> float:
+    """:func:`_ready` of a sorted hand of one or two cards (cached)."""
     total = 0.0
     for top, weight in enumerate(_TOPS):
         if len(hand) == 1:
