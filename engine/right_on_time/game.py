@@ -260,9 +260,9 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
         steps = 0
         stuck = 0
         limit = STALL_CYCLES * table.seats
-        randrange = rng.randrange
+        uniform = rng.random
         while table.winner is None:
-            move = random_move(table, randrange)
+            move = random_move(table, uniform)
             if record is not None:
                 record.append(move_text(move))
             apply_move(table, move, None)

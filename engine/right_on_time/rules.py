@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Protocol
+from typing import Protocol, cast
 
 from engine.core import Card, Event, Seat, shuffle
 from engine.right_on_time.actions import DRAW_MOVE, Move
@@ -123,173 +123,164 @@ def top_value(discard: tuple[Card, ...] | list[Card]) -> int:
     return VALUE[discard[-1]] if discard else 0
 
 
-def du_targets(st: State, layer: Seat, empties: bool) -> list[Seat]:
-    """Seats a Du bist! of ``layer`` may choose (RT-4.1, RT-8.1, RT-9.5).
-
-    ``empties``: the lay uses the whole hand.  Never the layer (except with 2 seats while it
-    keeps cards), never a seat that is out; with ``li_du_bist_left`` and the whole hand,
-    only the next seat to the left still in the round.
-    """
-    n = st.seats
-    out = st.out
-    if empties and st.options.li_du_bist_left:
-        for k in range(1, n):
-            seat = (layer + k) % n
-            if seat not in out:
-                return [seat]
-        return []
-    seats = [s for s in range(n) if s != layer and s not in out]
-    if n == 2 and not empties:
-        seats.append(layer)
-    return seats
-
-
-def ziehen_targets(st: State, layer: Seat) -> list[Seat]:
-    """Seats a Ziehen! of ``layer`` may make draw (RT-4.2, RT-9.4): any seat in the round,
-    the layer included; with 2 seats also the other seat after it went out."""
-    if st.seats == 2:
-        return [0, 1]
-    out = st.out
-    return [s for s in range(st.seats) if s not in out]
-
-
-def effect_options(
-    st: State, layer: Seat, codes: tuple[Card, ...], empties: bool
-) -> list[tuple[str, int]]:
-    """The ``(kind, target)`` choices of a lay of ``codes`` (RT-4.3, RT-4.5): one per
-    allowed target of each effect kind among the cards; ``[("", -1)]`` when the lay has no
-    effect card or no effect has an allowed target (the effect is skipped)."""
-    kinds = {EFFECT[c] for c in codes if c in EFFECT}
-    if not kinds:
-        return _NO_EFFECT
-    options: list[tuple[str, int]] = []
-    if ">" in kinds:
-        options += [(">", s) for s in du_targets(st, layer, empties)]
-    if "@" in kinds:
-        options += [("@", s) for s in ziehen_targets(st, layer)]
-    return options or _NO_EFFECT
-
+_PlayMove = tuple[str, tuple[Card, ...], tuple[Card, ...], str, int]
 
 Piles = list[tuple[Card, ...]]
+"""The pile-code choices of one lay (``[("J5",), ("J6",)]``, ``[("3", "J2")]``)."""
+
+Effects = list[tuple[str, int]]
+"""The ``(kind, target)`` choices of one lay; ``[("", -1)]`` for none."""
+
+RawGroup = tuple[tuple[Card, ...], Piles, int]
+"""``(hand_codes, piles, fx)``: lays differing only in Joker values and effect; ``fx``
+indexes the effect choices: 0 none, 1 Du bist!, 2 Ziehen!, 3 either."""
+
+Group = tuple[tuple[Card, ...], Piles, Effects]
+"""``(hand_codes, piles, effects)``: stands for ``len(piles) * len(effects)`` moves."""
+
+_KIND: dict[Card, int] = {c: {">": 1, "@": 2}.get(EFFECT.get(c, ""), 0) for c in HAND_CODES}
+"""Effect kind of a hand code as an ``fx`` index: 0 none, 1 Du bist!, 2 Ziehen!."""
 
 
-def _tables() -> tuple[list[dict[Card, Piles]], list[dict[Card, tuple[Card, ...]]]]:
-    """Per top value 0..7 and hand code: the piles it may make laid alone (RT-3.1, RT-3.3,
-    RT-3.4; ``[("J5",), ("J6",), ("J7",)]``), and the pile codes it may take in a pair
-    (value <= top, never ``N``; RT-3.2, RT-3.3)."""
-    single: list[dict[Card, Piles]] = []
-    pair: list[dict[Card, tuple[Card, ...]]] = []
+def _tables() -> tuple[
+    list[dict[Card, RawGroup]],
+    list[dict[Card, tuple[Card, ...]]],
+    list[dict[Card, dict[Card, RawGroup]]],
+]:
+    """Per top value 0..7 (constant tables, built once):
+
+    - ``single[top][code]``: the raw group of ``code`` laid alone, for codes that fit
+      (RT-3.1, RT-3.3, RT-3.4);
+    - ``pair_codes[top][code]``: the pile codes ``code`` may take in a pair (value <= top,
+      never ``N``; RT-3.2, RT-3.3);
+    - ``pairs[top][a][b]``: the raw group of ``a`` then ``b`` laid together.
+    """
+    single: list[dict[Card, RawGroup]] = []
+    pair_codes: list[dict[Card, tuple[Card, ...]]] = []
+    pairs: list[dict[Card, dict[Card, RawGroup]]] = []
     for top in range(8):
-        one: dict[Card, Piles] = {}
+        one: dict[Card, RawGroup] = {}
         two: dict[Card, tuple[Card, ...]] = {}
-        for code in HAND_CODES:
+        for code in sorted(HAND_CODES):
+            alone: Piles
             if code == "J":
-                one[code] = [(f"J{v}",) for v in range(top + 1, 8)]
+                alone = [(f"J{v}",) for v in range(top + 1, 8)]
                 two[code] = tuple(f"J{v}" for v in range(1, top + 1))
             elif code == "N":
-                one[code] = [("N",)]
+                alone = [("N",)]
                 two[code] = ()
             else:
-                one[code] = [(code,)] if VALUE[code] > top else []
+                alone = [(code,)] if VALUE[code] > top else []
                 two[code] = (code,) if VALUE[code] <= top else ()
+            if alone:
+                one[code] = ((code,), alone, _KIND[code])
+        low = [c for c in sorted(HAND_CODES) if two[c]]
+        both: dict[Card, dict[Card, RawGroup]] = {
+            a: {
+                b: ((a, b), [(x, y) for x in two[a] for y in two[b]], _KIND[a] | _KIND[b])
+                for b in low
+            }
+            for a in low
+        }
         single.append(one)
-        pair.append(two)
-    return single, pair
+        pair_codes.append(two)
+        pairs.append(both)
+    return single, pair_codes, pairs
 
 
-_SINGLE, _PAIR = _tables()
-_ONE: dict[Card, tuple[Card]] = {code: (code,) for code in HAND_CODES}
+_SINGLE, _PAIR, _PAIRS = _tables()
 _J7: Piles = [("J7",)]
 
-Group = tuple[tuple[Card, ...], Piles, list[tuple[str, int]]]
-"""Lays that differ only in Joker values and effect: ``(hand_codes, pile_code choices,
-effect choices)``; it stands for ``len(piles) * len(effects)`` moves."""
+
+@lru_cache(maxsize=1024)
+def _effect_table(
+    seats: int, layer: Seat, out: tuple[Seat, ...], whole: bool, left: bool
+) -> tuple[Effects, Effects, Effects, Effects]:
+    """Effect choices by ``fx`` index (none, Du bist!, Ziehen!, either) for a lay by
+    ``layer`` with seats ``out``; ``whole``: the lay empties the hand; ``left``: option
+    ``li_du_bist_left`` (RT-4.1 .. RT-4.5, RT-8.1, RT-9.4, RT-9.5)."""
+    if whole and left:
+        ring = [(layer + k) % seats for k in range(1, seats)]
+        du = [(">", s) for s in ring if s not in out][:1]
+    else:
+        du = [(">", s) for s in range(seats) if s != layer and s not in out]
+        if seats == 2 and not whole:
+            du.append((">", layer))
+    zi = [("@", s) for s in range(seats) if seats == 2 or s not in out]
+    return _NO_EFFECT, du or _NO_EFFECT, zi or _NO_EFFECT, (du + zi) or _NO_EFFECT
 
 
-def _products() -> list[dict[Card, dict[Card, tuple[tuple[Card, Card], Piles]]]]:
-    """Per top value: ``[top][a][b]`` -> ``((a, b), every (pile a, pile b))`` for the
-    cards that fit a pair on that top (RT-3.2)."""
-    out: list[dict[Card, dict[Card, tuple[tuple[Card, Card], Piles]]]] = []
-    for pairs in _PAIR:
-        low = [c for c in sorted(HAND_CODES) if pairs[c]]
-        table: dict[Card, dict[Card, tuple[tuple[Card, Card], Piles]]] = {
-            a: {b: ((a, b), [(x, y) for x in pairs[a] for y in pairs[b]]) for b in low} for a in low
-        }
-        out.append(table)
-    return out
+def effect_table(st: State, layer: Seat, whole: bool) -> tuple[Effects, ...]:
+    """The effect choices of a lay by ``layer`` in ``st`` by ``fx`` index (none, Du bist!,
+    Ziehen!, either); ``whole``: the lay uses the whole hand."""
+    return _effect_table(st.seats, layer, tuple(st.out), whole, st.options.li_du_bist_left)
 
 
-_PRODUCTS = _products()
-_KIND: dict[Card, int] = {c: {">": 1, "@": 2}.get(EFFECT.get(c, ""), 0) for c in HAND_CODES}
-"""Effect kind of a hand code: 0 none, 1 Du bist!, 2 Ziehen! (``3 * a + b`` indexes a
-pair's effect choices)."""
-
-
-def lay_groups(st: State) -> list[Group]:
-    """Every legal lay of the seat to move, grouped (RT-2.2, RT-3, RT-4, RT-8); the groups
-    hold distinct moves.  Empty when the seat cannot lay (or the match is won)."""
+def raw_lays(
+    st: State,
+) -> tuple[list[RawGroup], tuple[Effects, ...], list[RawGroup], tuple[Effects, ...]]:
+    """Every legal lay of the seat to move as raw groups: ``(singles, their effect table,
+    pairs, their effect table)`` (RT-2.2, RT-3, RT-4, RT-8).  All empty when the seat
+    cannot lay or the match is won.  The groups hold distinct moves."""
     seat = st.to_move
     if seat is None or st.winner is not None:
-        return []
+        return [], (), [], ()
     hand = st.hands[seat]
     size = len(hand)
     discard = st.discard
     top = VALUE[discard[-1]] if discard else 0
     opts = st.options
+    out = tuple(st.out)
     distinct = list(dict.fromkeys(hand))
-    zi = [("@", s) for s in ziehen_targets(st, seat)] or _NO_EFFECT
-    groups: list[Group] = []
+    left = opts.li_du_bist_left
     # RT-3.1 / RT-3.3 / RT-3.4: one card.
-    whole = size == 1
-    du = [(">", s) for s in du_targets(st, seat, whole)] or _NO_EFFECT
-    singles = _SINGLE[top]
-    for code in distinct:
-        if code == "J" and whole and opts.li_joker_seven:
-            piles = _J7 if top < 7 else []  # RT-8.2
-        else:
-            piles = singles[code]
-        if piles:
-            kind = EFFECT.get(code)
-            effects = (du if kind == ">" else zi) if kind else _NO_EFFECT
-            groups.append((_ONE[code], piles, effects))
+    single_fx = _effect_table(st.seats, seat, out, size == 1, left)
+    table = _SINGLE[top]
+    singles = [table[c] for c in distinct if c in table]
+    if size == 1 and opts.li_joker_seven and distinct[0] == "J":  # RT-8.2
+        singles = [(("J",), _J7, 0)] if top < 7 else []
     # RT-3.2: two cards, each <= top (never on N or an empty pile).
     if size < 2 or top < 1:
-        return groups
+        return singles, single_fx, [], ()
     whole = size == 2
-    du = [(">", s) for s in du_targets(st, seat, whole)]
-    both_kinds = (du + zi if zi is not _NO_EFFECT else du) or _NO_EFFECT
-    du = du or _NO_EFFECT
-    special = whole and (opts.li_joker_seven or opts.li_higher_on_top)
-    products = _PRODUCTS[top]
-    low = [c for c in distinct if c in products]
-    kinds = [_KIND[c] for c in low]
-    by_kinds = (_NO_EFFECT, du, zi, du, du, both_kinds, zi, both_kinds, zi)
-    for a, a_kind in zip(low, kinds, strict=True):
-        row = products[a]
-        base = 3 * a_kind
-        for b, b_kind in zip(low, kinds, strict=True):
-            if a == b and hand.count(a) < 2:
-                continue
-            if special:
-                codes, both = (a, b), _whole_pair(top, a, b, opts)
-                if not both:
-                    continue
-            else:
-                codes, both = row[b]
-            groups.append((codes, both, by_kinds[base + b_kind]))
-    return groups
+    pair_fx = _effect_table(st.seats, seat, out, whole, left) if whole else single_fx
+    rows = _PAIRS[top]
+    low = [c for c in distinct if c in rows]
+    pairs: list[RawGroup] = []
+    if whole and (opts.li_joker_seven or opts.li_higher_on_top):  # RT-8.2, RT-8.3
+        for a in low:
+            for b in low:
+                if a != b or hand.count(a) > 1:
+                    piles = _whole_pair(top, a, b, opts)
+                    if piles:
+                        pairs.append(((a, b), piles, _KIND[a] | _KIND[b]))
+        return singles, single_fx, pairs, pair_fx
+    for a in low:
+        row = rows[a]
+        for b in low:
+            if a != b or hand.count(a) > 1:
+                pairs.append(row[b])
+    return singles, single_fx, pairs, pair_fx
 
 
 def _whole_pair(top: int, a: Card, b: Card, opts: RotOptions) -> Piles:
     """The piles of a pair that is the whole hand: RT-8.2 (a Joker counts as 7) and RT-8.3
     (the higher card on top) where those options are on."""
-    pairs = _PAIR[top]
+    codes = _PAIR[top]
     joker: tuple[Card, ...] = ("J7",) if top == 7 else ()
-    a_piles = joker if opts.li_joker_seven and a == "J" else pairs[a]
-    b_piles = joker if opts.li_joker_seven and b == "J" else pairs[b]
+    a_piles = joker if opts.li_joker_seven and a == "J" else codes[a]
+    b_piles = joker if opts.li_joker_seven and b == "J" else codes[b]
     if opts.li_higher_on_top:
         return [(x, y) for x in a_piles for y in b_piles if VALUE[y] >= VALUE[x]]
     return [(x, y) for x in a_piles for y in b_piles]
+
+
+def lay_groups(st: State) -> list[Group]:
+    """Every legal lay of the seat to move, grouped with its effect choices."""
+    singles, single_fx, pairs, pair_fx = raw_lays(st)
+    groups = [(codes, piles, single_fx[fx]) for codes, piles, fx in singles]
+    groups += [(codes, piles, pair_fx[fx]) for codes, piles, fx in pairs]
+    return groups
 
 
 def swap_moves(st: State) -> list[Move]:
@@ -322,24 +313,33 @@ def gen_moves(st: State) -> list[Move]:
     return moves
 
 
-def random_move(st: State, randrange: Callable[[int], int]) -> Move:
-    """One of :func:`gen_moves` chosen uniformly with ``randrange`` (``rng.randrange``)
-    without building the whole list: the fast path's move choice."""
-    groups = lay_groups(st)
-    swaps = swap_moves(st)
-    sizes = [len(piles) * len(effects) for _, piles, effects in groups]
-    lays = sum(sizes)
-    total = (lays or 1) + len(swaps)
-    pick = randrange(total) if total > 1 else 0
-    if pick >= (lays or 1):
-        return swaps[pick - (lays or 1)]
+def random_move(st: State, random: Callable[[], float]) -> Move:
+    """One of :func:`gen_moves` chosen uniformly with ``random`` (``rng.random``: a float in
+    [0, 1)) without building the list: the fast path's move choice."""
+    singles, single_fx, pairs, pair_fx = raw_lays(st)
+    lays = 0
+    for _codes, piles, fx in singles:
+        lays += len(piles) * len(single_fx[fx])
+    for _codes, piles, fx in pairs:
+        lays += len(piles) * len(pair_fx[fx])
+    seat = st.to_move
+    assert seat is not None
+    bonus = st.bonus[seat]
+    swaps = len(set(bonus)) * len(set(st.hands[seat])) if bonus else 0
+    base = lays or 1
+    pick = int(random() * (base + swaps))
+    if pick >= base:
+        return swap_moves(st)[pick - base]
     if not lays:
         return DRAW_MOVE
-    for (codes, piles, effects), size in zip(groups, sizes, strict=True):
-        if pick < size:
-            kind, target = effects[pick % len(effects)]
-            return ("p", codes, piles[pick // len(effects)], kind, target)
-        pick -= size
+    for groups, table in ((singles, single_fx), (pairs, pair_fx)):
+        for codes, piles, fx in groups:
+            effects = table[fx]
+            size = len(piles) * len(effects)
+            if pick < size:
+                kind, target = effects[pick % len(effects)]
+                return ("p", codes, piles[pick // len(effects)], kind, target)
+            pick -= size
     raise AssertionError("random_move: pick out of range")
 
 
@@ -476,11 +476,13 @@ def apply_move(t: Table, move: Move, events: list[Event] | None) -> None:
         _emit(events, "draw", seat, () if card is None else (card,))
         _end_turn(t, seat, None, events)
         return
-    _, hand_codes, pile_codes, kind, target = move
-    assert isinstance(hand_codes, tuple) and isinstance(pile_codes, tuple)
-    assert isinstance(target, int)
+    _, hand_codes, pile_codes, kind, target = cast(_PlayMove, move)
+    hand = t.hands[seat]
+    shown = t.shown[seat]
     for code in hand_codes:
-        _leave_hand(t, seat, code)
+        hand.remove(code)
+        if shown and code in shown:
+            shown.remove(code)
     t.discard.extend(pile_codes)
     if events is not None:
         jokers = [VALUE[p] for p in pile_codes if p[0] == "J"]
@@ -498,7 +500,7 @@ def apply_move(t: Table, move: Move, events: list[Event] | None) -> None:
                 t.out.remove(target)
                 _emit(events, "back", target)
         _emit(events, "draw", target, () if card is None else (card,))
-    if not t.hands[seat]:
+    if not hand:
         t.out.append(seat)
         _emit(events, "out", seat, (), len(t.out))
         if n >= 3 and len(t.out) == 1:
@@ -588,7 +590,8 @@ def explain(st: State, move: Move) -> tuple[str, str]:
             return "a lay of the whole hand puts the higher card on top", "RT-8.3"
     if whole and opts.li_joker_seven and any(v != 7 for v in jokers):
         return "a Joker in a lay of the whole hand counts as 7", "RT-8.2"
-    effects = effect_options(st, seat, hand_codes, whole)
+    table = effect_table(st, seat, whole)
+    effects = table[_KIND[hand_codes[0]] | _KIND[hand_codes[-1]]]
     if (kind, target) not in effects:
         has = {EFFECT[c] for c in hand_codes if c in EFFECT}
         rule = "RT-4.1" if kind == ">" else "RT-4.2"
@@ -604,11 +607,11 @@ def explain(st: State, move: Move) -> tuple[str, str]:
             return f"there is no seat {target}", rule
         if kind == ">":
             if whole and opts.li_du_bist_left:
-                left = du_targets(st, seat, whole)
-                if not left:
+                left = table[1][0][1]
+                if left < 0:
                     return "no seat is left in the round for Du bist!", "RT-8.1"
                 return (
-                    f"Du bist! in a lay of the whole hand goes to seat {left[0]}, "
+                    f"Du bist! in a lay of the whole hand goes to seat {left}, "
                     "the next seat to the left in the round",
                     "RT-8.1",
                 )
