@@ -75,9 +75,15 @@ times round the table (no card can move any more: only possible with a tiny cust
 dozens of bonus cards out of play)."""
 
 
-def _stuck(t: Table | RotPosition, forced_draw: bool) -> bool:
-    """True when the move just applied was a forced ``draw`` and nothing can be drawn."""
-    return forced_draw and not t.draw and len(t.discard) <= 1
+def _dead_draw(t: Table | RotPosition, forced: bool) -> bool:
+    """True after a forced ``draw`` (no lay and no bonus swap was possible)
+    when nothing can be drawn any more: the draw changed nothing."""
+    return forced and not t.draw and len(t.discard) <= 1
+
+
+def _forced_draw(t: Table | RotPosition, seat: Seat) -> bool:
+    """True when a ``draw`` by ``seat`` now is its only legal action (no bonus swap)."""
+    return not t.bonus[seat] or not t.hands[seat]
 
 
 class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
@@ -236,6 +242,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             assert seat is not None  # parse_position: to_move is null only with a winner
             legal = self.legal(pos)
             action = bots[seat].choose(self._view(pos, seat, legal), legal)
+            forced = isinstance(action, Draw) and _forced_draw(pos, seat)
             pos, events = self.apply(pos, action)
             note = ""
             for event in events:
@@ -244,7 +251,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
                 elif event.kind == "match":
                     note += "; match won"
             yield LogLine(seat, str(action), note), pos, events
-            stuck = stuck + 1 if _stuck(pos, len(legal) == 1 and isinstance(action, Draw)) else 0
+            stuck = stuck + 1 if _dead_draw(pos, forced) else 0
             if stuck > STALL_CYCLES * pos.seats:
                 return
 
@@ -265,12 +272,12 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             move = random_move(table, uniform)
             if record is not None:
                 record.append(move_text(move))
+            seat = table.to_move
+            assert seat is not None
+            forced = move == DRAW_MOVE and _forced_draw(table, seat)
             apply_move(table, move, None)
             steps += 1
-            if move == DRAW_MOVE and not table.draw and len(table.discard) <= 1:
-                stuck += 1
-                if stuck > limit:
-                    break
-            else:
-                stuck = 0
+            stuck = stuck + 1 if _dead_draw(table, forced) else 0
+            if stuck > limit:
+                break
         return table.freeze(), steps
