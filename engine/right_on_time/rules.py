@@ -131,9 +131,9 @@ Piles = list[tuple[Card, ...]]
 Effects = list[tuple[str, int]]
 """The ``(kind, target)`` choices of one lay; ``[("", -1)]`` for none."""
 
-RawGroup = tuple[tuple[Card, ...], Piles, int]
-"""``(hand_codes, piles, fx)``: lays differing only in Joker values and effect; ``fx``
-indexes the effect choices: 0 none, 1 Du bist!, 2 Ziehen!, 3 either."""
+RawGroup = tuple[tuple[Card, ...], Piles, int, int]
+"""``(hand_codes, piles, fx, len(piles))``: lays differing only in Joker values and
+effect; ``fx`` indexes the effect choices: 0 none, 1 Du bist!, 2 Ziehen!, 3 either."""
 
 Group = tuple[tuple[Card, ...], Piles, Effects]
 """``(hand_codes, piles, effects)``: stands for ``len(piles) * len(effects)`` moves."""
@@ -173,15 +173,14 @@ def _tables() -> tuple[
                 alone = [(code,)] if VALUE[code] > top else []
                 two[code] = (code,) if VALUE[code] <= top else ()
             if alone:
-                one[code] = ((code,), alone, _KIND[code])
+                one[code] = ((code,), alone, _KIND[code], len(alone))
         low = [c for c in sorted(HAND_CODES) if two[c]]
-        both: dict[Card, dict[Card, RawGroup]] = {
-            a: {
-                b: ((a, b), [(x, y) for x in two[a] for y in two[b]], _KIND[a] | _KIND[b])
-                for b in low
-            }
-            for a in low
-        }
+        both: dict[Card, dict[Card, RawGroup]] = {}
+        for a in low:
+            row = both[a] = {}
+            for b in low:
+                piles: Piles = [(x, y) for x in two[a] for y in two[b]]
+                row[b] = ((a, b), piles, _KIND[a] | _KIND[b], len(piles))
         single.append(one)
         pair_codes.append(two)
         pairs.append(both)
@@ -238,7 +237,7 @@ def raw_lays(
     table = _SINGLE[top]
     singles = [table[c] for c in distinct if c in table]
     if size == 1 and opts.li_joker_seven and distinct[0] == "J":  # RT-8.2
-        singles = [(("J",), _J7, 0)] if top < 7 else []
+        singles = [(("J",), _J7, 0, 1)] if top < 7 else []
     # RT-3.2: two cards, each <= top (never on N or an empty pile).
     if size < 2 or top < 1:
         return singles, single_fx, [], ()
@@ -253,7 +252,7 @@ def raw_lays(
                 if a != b or hand.count(a) > 1:
                     piles = _whole_pair(top, a, b, opts)
                     if piles:
-                        pairs.append(((a, b), piles, _KIND[a] | _KIND[b]))
+                        pairs.append(((a, b), piles, _KIND[a] | _KIND[b], len(piles)))
         return singles, single_fx, pairs, pair_fx
     for a in low:
         row = rows[a]
@@ -278,8 +277,8 @@ def _whole_pair(top: int, a: Card, b: Card, opts: RotOptions) -> Piles:
 def lay_groups(st: State) -> list[Group]:
     """Every legal lay of the seat to move, grouped with its effect choices."""
     singles, single_fx, pairs, pair_fx = raw_lays(st)
-    groups = [(codes, piles, single_fx[fx]) for codes, piles, fx in singles]
-    groups += [(codes, piles, pair_fx[fx]) for codes, piles, fx in pairs]
+    groups = [(codes, piles, single_fx[fx]) for codes, piles, fx, _n in singles]
+    groups += [(codes, piles, pair_fx[fx]) for codes, piles, fx, _n in pairs]
     return groups
 
 
@@ -318,10 +317,14 @@ def random_move(st: State, random: Callable[[], float]) -> Move:
     [0, 1)) without building the list: the fast path's move choice."""
     singles, single_fx, pairs, pair_fx = raw_lays(st)
     lays = 0
-    for _codes, piles, fx in singles:
-        lays += len(piles) * len(single_fx[fx])
-    for _codes, piles, fx in pairs:
-        lays += len(piles) * len(pair_fx[fx])
+    if singles:
+        counts = [len(e) for e in single_fx]
+        for group in singles:
+            lays += group[3] * counts[group[2]]
+    if pairs:
+        counts = [len(e) for e in pair_fx]
+        for group in pairs:
+            lays += group[3] * counts[group[2]]
     seat = st.to_move
     assert seat is not None
     bonus = st.bonus[seat]
@@ -333,9 +336,9 @@ def random_move(st: State, random: Callable[[], float]) -> Move:
     if not lays:
         return DRAW_MOVE
     for groups, table in ((singles, single_fx), (pairs, pair_fx)):
-        for codes, piles, fx in groups:
+        for codes, piles, fx, count in groups:
             effects = table[fx]
-            size = len(piles) * len(effects)
+            size = count * len(effects)
             if pick < size:
                 kind, target = effects[pick % len(effects)]
                 return ("p", codes, piles[pick // len(effects)], kind, target)
