@@ -33,7 +33,7 @@ from engine.right_on_time.cards import EFFECT, HAND_CODES, VALUE
 from engine.right_on_time.options import RotOptions
 from engine.right_on_time.position import RotPosition
 
-_NO_EFFECT: list[tuple[str, int]] = [("", -1)]
+_NO_EFFECT: tuple[tuple[str, int], ...] = (("", -1),)
 
 
 class State(Protocol):
@@ -125,11 +125,11 @@ def top_value(discard: tuple[Card, ...] | list[Card]) -> int:
 
 _PlayMove = tuple[str, tuple[Card, ...], tuple[Card, ...], str, int]
 
-Piles = list[tuple[Card, ...]]
-"""The pile-code choices of one lay (``[("J5",), ("J6",)]``, ``[("3", "J2")]``)."""
+Piles = tuple[tuple[Card, ...], ...]
+"""The pile-code choices of one lay (``(("J5",), ("J6",))``, ``(("3", "J2"),)``)."""
 
-Effects = list[tuple[str, int]]
-"""The ``(kind, target)`` choices of one lay; ``[("", -1)]`` for none."""
+Effects = tuple[tuple[str, int], ...]
+"""The ``(kind, target)`` choices of one lay; ``(("", -1),)`` for none."""
 
 RawGroup = tuple[tuple[Card, ...], Piles, int, int]
 """``(hand_codes, piles, fx, len(piles))``: lays differing only in Joker values and
@@ -164,13 +164,13 @@ def _tables() -> tuple[
         for code in sorted(HAND_CODES):
             alone: Piles
             if code == "J":
-                alone = [(f"J{v}",) for v in range(top + 1, 8)]
+                alone = tuple((f"J{v}",) for v in range(top + 1, 8))
                 two[code] = tuple(f"J{v}" for v in range(1, top + 1))
             elif code == "N":
-                alone = [("N",)]
+                alone = (("N",),)
                 two[code] = ()
             else:
-                alone = [(code,)] if VALUE[code] > top else []
+                alone = ((code,),) if VALUE[code] > top else ()
                 two[code] = (code,) if VALUE[code] <= top else ()
             if alone:
                 one[code] = ((code,), alone, _KIND[code], len(alone))
@@ -179,7 +179,7 @@ def _tables() -> tuple[
         for a in low:
             row = both[a] = {}
             for b in low:
-                piles: Piles = [(x, y) for x in two[a] for y in two[b]]
+                piles: Piles = tuple((x, y) for x in two[a] for y in two[b])
                 row[b] = ((a, b), piles, _KIND[a] | _KIND[b], len(piles))
         single.append(one)
         pair_codes.append(two)
@@ -188,7 +188,7 @@ def _tables() -> tuple[
 
 
 _SINGLE, _PAIR, _PAIRS = _tables()
-_J7: Piles = [("J7",)]
+_J7: Piles = (("J7",),)
 
 
 @lru_cache(maxsize=1024)
@@ -200,12 +200,12 @@ def _effect_table(
     ``li_du_bist_left`` (RT-4.1 .. RT-4.5, RT-8.1, RT-9.4, RT-9.5)."""
     if whole and left:
         ring = [(layer + k) % seats for k in range(1, seats)]
-        du = [(">", s) for s in ring if s not in out][:1]
+        du = tuple((">", s) for s in ring if s not in out)[:1]
     else:
-        du = [(">", s) for s in range(seats) if s != layer and s not in out]
+        du = tuple((">", s) for s in range(seats) if s != layer and s not in out)
         if seats == 2 and not whole:
-            du.append((">", layer))
-    zi = [("@", s) for s in range(seats) if seats == 2 or s not in out]
+            du += ((">", layer),)
+    zi = tuple(("@", s) for s in range(seats) if seats == 2 or s not in out)
     return _NO_EFFECT, du or _NO_EFFECT, zi or _NO_EFFECT, (du + zi) or _NO_EFFECT
 
 
@@ -270,8 +270,8 @@ def _whole_pair(top: int, a: Card, b: Card, opts: RotOptions) -> Piles:
     a_piles = joker if opts.li_joker_seven and a == "J" else codes[a]
     b_piles = joker if opts.li_joker_seven and b == "J" else codes[b]
     if opts.li_higher_on_top:
-        return [(x, y) for x in a_piles for y in b_piles if VALUE[y] >= VALUE[x]]
-    return [(x, y) for x in a_piles for y in b_piles]
+        return tuple((x, y) for x in a_piles for y in b_piles if VALUE[y] >= VALUE[x])
+    return tuple((x, y) for x in a_piles for y in b_piles)
 
 
 def lay_groups(st: State) -> list[Group]:
