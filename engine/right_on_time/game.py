@@ -1,28 +1,25 @@
 """``RightOnTimeGame``: the Right on Time rules object (``rules/right-on-time.md``).
 
-Events (:class:`engine.core.Event`) that ``apply`` reports, in the order they happen:
+Events (:class:`engine.core.Event`) that ``apply`` reports, in the order they happen
+(``seat``, ``cards``, ``value`` as named):
 
-============  =======================================================================
-kind          meaning (``seat``, ``cards``, ``value``)
-============  =======================================================================
-``play``      ``seat`` laid ``cards`` (codes as they now lie on the discard pile, bottom
-              first: a Joker as ``J<n>``); ``value``: the declared Joker value (the
-              upper Joker's if two), else ``None`` (RT-3)
-``effect_up`` Du bist!: ``seat`` makes the next turn (RT-4.1, RT-9.5)
-``effect_draw`` Ziehen!: ``seat`` must draw a card (RT-4.2); a ``draw`` event follows
-``show``      ``seat`` shows its hand ``cards`` before an RT-5.1 draw (public)
-``draw``      ``seat`` drew ``cards`` (one card, or none when nothing could be drawn);
-              the card is private to that seat (RT-4.2, RT-5.1)
-``shuffle``   a shuffle (refill RT-6.5 or round change RT-2.4); ``value``: the new seed
-``out``       ``seat`` laid its last card and is out; ``value``: 1 first, 2 second (RT-6.1)
-``back``      ``seat`` was out and is back in the round after a Ziehen! (RT-9.4)
-``bonus``     ``seat`` drew bonus card ``cards`` face down (private, RT-6.3)
-``swap``      ``seat`` swapped bonus card ``cards[0]`` for hand card ``cards[1]`` (both
-              private, RT-6.4)
-``round``     ``seat`` won round ``value`` (+1 victory point, RT-6.2, RT-9.2)
-``match``     ``seat`` won the match with ``value`` victory points (RT-7.1)
-``deal``      round ``value`` was dealt; ``seat`` opens it (RT-2.1, RT-2.4)
-============  =======================================================================
+- ``play``: ``seat`` laid ``cards`` (codes as they now lie on the discard pile, bottom
+  first: a Joker as ``J<n>``); ``value``: the declared Joker value (the upper Joker's if
+  two), else ``None`` (RT-3).
+- ``effect_up``: Du bist!: ``seat`` makes the next turn (RT-4.1, RT-9.5).
+- ``effect_draw``: Ziehen!: ``seat`` must draw a card (RT-4.2); a ``draw`` event follows.
+- ``show``: ``seat`` shows its hand ``cards`` before an RT-5.1 draw (public).
+- ``draw``: ``seat`` drew ``cards`` (one card, or none when nothing could be drawn; the
+  card is private to that seat; RT-4.2, RT-5.1).
+- ``shuffle``: a shuffle (refill RT-6.5, round change RT-2.4); ``value``: the new seed.
+- ``out``: ``seat`` laid its last card and is out; ``value``: 1 first, 2 second (RT-6.1).
+- ``back``: ``seat`` was out and is back in the round after a Ziehen! (RT-9.4).
+- ``bonus``: ``seat`` drew bonus card ``cards`` face down (private, RT-6.3).
+- ``swap``: ``seat`` swapped bonus card ``cards[0]`` for hand card ``cards[1]`` (both
+  private, RT-6.4).
+- ``round``: ``seat`` won round ``value`` (+1 victory point, RT-6.2, RT-9.2).
+- ``match``: ``seat`` won the match with ``value`` victory points (RT-7.1).
+- ``deal``: round ``value`` was dealt; ``seat`` opens it (RT-2.1, RT-2.4).
 
 Hidden information: ``draw``, ``bonus`` and ``swap`` carry private cards; a renderer shows
 them only to their seat.
