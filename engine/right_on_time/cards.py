@@ -10,8 +10,8 @@ is the frozen value behind a code.  Codes:
 - ``D<n>``: Du bist! of value n; ``Z<n>``: Ziehen! of value n (n 1..7, RT-1.2).
 
 The default deck is data (``deck.txt`` beside this module, RT-1.1/RT-1.2), read and checked
-by :func:`load_deck`.  The small generic card-list helpers (:func:`remove_first`,
-:func:`same_cards`) are shared by the rest of the package.
+by :func:`load_deck`.  :func:`is_submultiset` is a small generic card-list helper
+(multiset containment) the rest of the package shares.
 """
 
 from __future__ import annotations
@@ -98,26 +98,6 @@ def unjoker(code: Card) -> Card:
     ('J', '5')
     """
     return "J" if code[0] == "J" else code
-
-
-def remove_first(cards: Sequence[Card], code: Card) -> tuple[Card, ...]:
-    """``cards`` without the first occurrence of ``code`` (notation: a card leaves a hand at
-    its first occurrence).  Raises ValueError if ``code`` is absent.
-
-    >>> remove_first(("4", "7", "4"), "4")
-    ('7', '4')
-    """
-    index = list(cards).index(code)
-    return (*cards[:index], *cards[index + 1 :])
-
-
-def same_cards(a: Iterable[Card], b: Iterable[Card]) -> bool:
-    """True when two card lists hold the same cards as multisets (notation: unordered lists).
-
-    >>> same_cards(["J", "3", "3"], ["3", "J", "3"])
-    True
-    """
-    return Counter(a) == Counter(b)
 
 
 def is_submultiset(part: Iterable[Card], whole: Iterable[Card]) -> bool:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import Card, NotationError, Seat
-from engine.right_on_time.cards import HAND_CODES, PILE_CODES, is_submultiset
+from engine.right_on_time.cards import HAND_CODES, PILE_CODES, is_submultiset, unjoker
 from engine.right_on_time.options import RotOptions, resolve_options
 
 GAME_NAME = "right-on-time"
@@ -220,7 +220,7 @@ def all_cards(pos: RotPosition) -> list[Card]:
     cards: list[Card] = [c for h in pos.hands for c in h]
     cards += [c for b in pos.bonus for c in b]
     cards += pos.draw
-    cards += ["J" if c[0] == "J" else c for c in pos.discard]
+    cards += [unjoker(c) for c in pos.discard]
     return cards
 
 

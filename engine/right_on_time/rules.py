@@ -29,7 +29,7 @@ from typing import Protocol, cast
 
 from engine.core import Card, Event, Seat, shuffle
 from engine.right_on_time.actions import DRAW_MOVE, Move
-from engine.right_on_time.cards import EFFECT, HAND_CODES, VALUE
+from engine.right_on_time.cards import EFFECT, HAND_CODES, VALUE, unjoker
 from engine.right_on_time.options import RotOptions
 from engine.right_on_time.position import RotPosition
 
@@ -383,7 +383,7 @@ def _take_top(t: Table, events: list[Event] | None) -> Card | None:
     if not t.draw:
         if len(t.discard) <= 1:
             return None
-        rest = ["J" if c[0] == "J" else c for c in t.discard[:-1]]
+        rest = [unjoker(c) for c in t.discard[:-1]]
         del t.discard[:-1]
         t.draw, t.seed = shuffle(rest, t.seed)
         _emit(events, "shuffle", None, (), t.seed)
@@ -431,7 +431,7 @@ def _round_won(t: Table, seat: Seat, events: list[Event] | None) -> None:
         _emit(events, "match", seat, (), t.scores[seat])
         return
     cards = [c for h in t.hands for c in h] + t.draw
-    cards += ["J" if c[0] == "J" else c for c in t.discard]
+    cards += [unjoker(c) for c in t.discard]
     shuffled, t.seed = shuffle(cards, t.seed)
     if shuffled:
         _emit(events, "shuffle", None, (), t.seed)
