@@ -226,7 +226,8 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
         """Play ``pos`` to the match's end with ``bots[seat]`` deciding for each seat from
         its own view.  Yields ``(LogLine, position after, events)`` per action; the log
         line is ``seat 2: play 3 J=2``, with a note when a round ends
-        (``seat 1: play 4 (round 1 won; points 0 1 0)``, ``...; match won``).  ``rng`` is
+        (``seat 1: play 4 (round 1 won by seat 1; points 0 1 0)``, ``...; match won``: with
+        2 seats the winner may be the other seat, RT-9.2).  ``rng`` is
         unused (Right on Time has no device decisions).  Stops early, without a winner,
         if no card can move any more (:data:`STALL_CYCLES`).  Raises NotationError when
         ``bots`` has not one bot per seat."""
@@ -244,7 +245,10 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             note = ""
             for event in events:
                 if event.kind == "round":
-                    note = f"round {event.value} won; points {seats_list(pos.scores)}"
+                    note = (
+                        f"round {event.value} won by seat {event.seat}; "
+                        f"points {seats_list(pos.scores)}"
+                    )
                 elif event.kind == "match":
                     note += "; match won"
             yield LogLine(seat, str(action), note), pos, events

@@ -104,7 +104,7 @@ def test_heuristic_beats_random_bots() -> None:
 
 
 LINE = re.compile(
-    r"^seat \d: (play [^()]+|draw|bonus \S+ \S+)( \(round \d+ won; points [\d ]+"
+    r"^seat \d: (play [^()]+|draw|bonus \S+ \S+)( \(round \d+ won by seat \d; points [\d ]+"
     r"(; match won)?\))?$"
 )
 
@@ -123,7 +123,8 @@ def test_autoplay_log_lines(seats: int) -> None:
         assert LINE.match(str(line)), str(line)
         if any(e.kind == "round" for e in events):
             rounds += 1
-            assert "won; points" in str(line)
+            winner = next(e.seat for e in events if e.kind == "round")
+            assert f"won by seat {winner}; points" in str(line)
     assert pos.winner is not None and lines[-1].endswith("; match won)")
     assert rounds >= 3 and rounds == sum(pos.scores)
 
