@@ -175,7 +175,8 @@ class HeuristicBot(Bot[RightOnTimeView, RotAction]):
         score = 0.0
         if racing:
             nxt = target if kind == ">" else _next_seat(view, me)
-            danger = _empty_chance(counts[nxt], top_after) if nxt != me else 0.0
+            deck = str(dict(view.options).get("deck", ""))
+            danger = _empty_chance(deck, counts[nxt], top_after) if nxt != me else 0.0
             alone = len(others) == 1 and counts[nxt] == 1
             ready = _ready_on(kept, top_after) if alone else _ready(kept)
             if len(kept) >= 3:
@@ -313,11 +314,11 @@ def _ready_of(hand: tuple[Card, ...]) -> float:
     return total / _TOPS_SUM
 
 
-@lru_cache(maxsize=1)
-def _deck_odds() -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """From the default deck's make-up (public knowledge): per top value 0..7, the chance
-    that one unknown card can be laid alone, and that two can be laid as a pair."""
-    deck = load_deck()
+@lru_cache(maxsize=8)
+def _deck_odds(path: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """From the deck's make-up (public: option ``deck``, ``""`` the default): per top value
+    0..7, the chance that one unknown card can be laid alone, and two as a pair."""
+    deck = load_deck(path)
     one = []
     two = []
     for top in range(8):
@@ -328,12 +329,13 @@ def _deck_odds() -> tuple[tuple[float, ...], tuple[float, ...]]:
     return tuple(one), tuple(two)
 
 
-def _empty_chance(count: int, top: int) -> float:
-    """Chance that a seat with ``count`` unknown cards empties its hand on ``top`` now."""
+def _empty_chance(deck: str, count: int, top: int) -> float:
+    """Chance that a seat with ``count`` unknown cards of deck file ``deck`` empties its
+    hand on ``top`` now."""
     if count == 1:
-        return _deck_odds()[0][top]
+        return _deck_odds(deck)[0][top]
     if count == 2:
-        return _deck_odds()[1][top]
+        return _deck_odds(deck)[1][top]
     return 0.0
 
 
