@@ -10,7 +10,13 @@ import importlib
 import sys
 import time
 
-MODULES = ("bench.bench_engine", "bench.bench_rot", "bench.bench_render", "bench.bench_arbiter")
+MODULES = (
+    "bench.bench_rlcard",
+    "bench.bench_engine",
+    "bench.bench_rot",
+    "bench.bench_render",
+    "bench.bench_arbiter",
+)
 
 
 def main() -> int:

@@ -35,7 +35,7 @@ def _windows(rng: random.Random) -> list[list[_Press]]:
 def run() -> list[str]:
     """Return the printed lines (µs per decision and the ratio to the baseline)."""
     data = _windows(random.Random(1))
-    arb = SlapArbiter(4, random.Random(2), lockout_ns=0)
+    arb = SlapArbiter(4, random.Random(2))
     base = 10_000 * 1_000_000_000
     t0 = time.perf_counter()
     for i, presses in enumerate(data):
