@@ -275,7 +275,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
                 record.append(move_text(move))
             seat = table.to_move
             assert seat is not None
-            forced = move == DRAW_MOVE and _forced_draw(table, seat)
+            forced = move is DRAW_MOVE and _forced_draw(table, seat)
             apply_move(table, move, None)
             steps += 1
             stuck = stuck + 1 if _dead_draw(table, forced) else 0

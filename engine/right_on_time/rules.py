@@ -393,9 +393,12 @@ def _take_top(t: Table, events: list[Event] | None) -> Card | None:
 def _next_in_round(t: Table, seat: Seat) -> Seat:
     """The next seat clockwise from ``seat`` that is still in the round."""
     n = t.seats
+    out = t.out
+    if not out:
+        return (seat + 1) % n
     for k in range(1, n):
         nxt = (seat + k) % n
-        if nxt not in t.out:
+        if nxt not in out:
             return nxt
     return seat
 
