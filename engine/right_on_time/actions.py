@@ -31,14 +31,28 @@ Move = tuple[object, ...]
 
 DRAW_MOVE: Move = ("d",)
 
+_JOKER_VALUES = (1, 2, 3, 4, 5, 6, 7)
+
 
 @dataclass(frozen=True, slots=True)
 class Lay:
     """One card of a play: its hand code (``"3"``, ``"J"``, ``"N"``, ``"D5"``) and, for a
-    Joker only, the declared value 1..7 (RT-3.4).  ``str``: ``"3"`` or ``"J=4"``."""
+    Joker only, the declared value 1..7 (RT-3.4).  ``str``: ``"3"`` or ``"J=4"``.
+
+    Raises NotationError for an invalid code, a Joker without a value 1..7 or a value on
+    another card."""
 
     card: Card
     declared: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.card not in HAND_CODES:
+            raise NotationError(f"lay: {self.card!r} is not a card code")
+        if self.card == "J":
+            if self.declared not in _JOKER_VALUES:
+                raise NotationError(f"lay: a Joker is declared 1..7, got {self.declared!r}")
+        elif self.declared is not None:
+            raise NotationError(f"lay: only a Joker is declared, not {self.card!r}")
 
     @property
     def pile_code(self) -> Card:
@@ -57,6 +71,12 @@ class Effect:
     kind: str
     seat: Seat
 
+    def __post_init__(self) -> None:
+        if self.kind not in (">", "@"):
+            raise NotationError(f"effect: kind is '>' or '@', got {self.kind!r}")
+        if isinstance(self.seat, bool) or not isinstance(self.seat, int) or self.seat < 0:
+            raise NotationError(f"effect: expected a seat number, got {self.seat!r}")
+
     def __str__(self) -> str:
         return f"{self.kind}{self.seat}"
 
@@ -71,6 +91,8 @@ class Play:
     _text: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if not 1 <= len(self.cards) <= 2 or not all(isinstance(c, Lay) for c in self.cards):
+            raise NotationError(f"play: one or two cards (RT-3), got {self.cards!r}")
         text = "play " + " ".join(str(c) for c in self.cards)
         text = text if self.effect is None else f"{text} {self.effect}"
         object.__setattr__(self, "_text", text)
@@ -94,6 +116,11 @@ class BonusSwap:
 
     bonus: Card
     hand: Card
+
+    def __post_init__(self) -> None:
+        for code in (self.bonus, self.hand):
+            if code not in HAND_CODES:
+                raise NotationError(f"bonus swap: {code!r} is not a hand card code")
 
     def __str__(self) -> str:
         return f"bonus {self.bonus} {self.hand}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 
 import pytest
 from right_on_time_helpers import GAME, position, run
@@ -250,3 +251,28 @@ def test_events_have_text() -> None:
     """Events print as kind, seat, cards and value."""
     _, events = run(position(hands=[["J", "2"], ["1"], ["3"]], discard=["4"]), "play J=6")
     assert [str(e) for e in events] == ["play seat 0 J6 = 6"]
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Lay("J", 9), "a Joker is declared 1..7, got 9"),
+        (lambda: Lay("J"), "a Joker is declared 1..7, got None"),
+        (lambda: Lay("3", 2), "only a Joker is declared, not '3'"),
+        (lambda: Lay("J4"), "'J4' is not a card code"),
+        (lambda: Effect("<", 1), "kind is '>' or '@'"),
+        (lambda: Effect(">", -1), "expected a seat number"),
+        (lambda: Play(()), "one or two cards"),
+        (lambda: BonusSwap("J2", "3"), "'J2' is not a hand card code"),
+    ],
+)
+def test_action_values_are_valid_by_construction(build: Callable[[], object], message: str) -> None:
+    """Actions built directly (not parsed) refuse invalid parts with a NotationError."""
+    with pytest.raises(NotationError, match=message):
+        build()
+
+
+def test_apply_refuses_a_foreign_action() -> None:
+    """apply refuses something that is not a Right on Time action with a NotationError."""
+    with pytest.raises(NotationError, match="not a Right on Time action"):
+        GAME.apply(GAME.new(3, 1), "play 6")  # type: ignore[arg-type]
