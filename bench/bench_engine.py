@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import math
 import random
-import time
-from collections.abc import Callable
 
+from bench import playout_rate
 from engine.riiing import HeuristicBot, RandomBot, RiiingGame
 from engine.riiing._fast import FastState, random_playout
 
@@ -45,14 +44,6 @@ def _fast_game(seed: int) -> int:
     return random_playout(FastState.new(SEATS, seed), random.Random(seed))
 
 
-def _rate(play: Callable[[int], int], seconds: float) -> tuple[float, float, int]:
-    """Play seeds 0, 1, ... for ``seconds``; returns (actions/s, games/s, games)."""
-    actions = games = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        actions += play(games)
-        games += 1
-    return actions / elapsed, games / elapsed, games
 
 
 def _heuristic_wins(seed: int) -> bool:
@@ -66,8 +57,8 @@ def _heuristic_wins(seed: int) -> bool:
 
 def run() -> list[str]:
     """Measure and return the printed lines."""
-    checked_aps, checked_gps, checked_games = _rate(_checked_game, SECONDS)
-    fast_aps, fast_gps, fast_games = _rate(_fast_game, SECONDS)
+    checked_aps, checked_gps, checked_games = playout_rate(_checked_game, SECONDS)
+    fast_aps, fast_gps, fast_games = playout_rate(_fast_game, SECONDS)
     same = all(_checked_game(seed) == _fast_game(seed) for seed in range(20))
     wins = sum(_heuristic_wins(seed) for seed in range(WIN_RATE_GAMES))
     rate = wins / WIN_RATE_GAMES

@@ -11,7 +11,8 @@ from __future__ import annotations
 import random
 import time
 
-from bench.bench_engine import _fast_game, _rate
+from bench import playout_rate
+from bench.bench_engine import _fast_game
 
 SECONDS = 2.0
 
@@ -39,7 +40,7 @@ def run() -> list[str]:
         uno_steps, uno_games = _uno_rate(SECONDS)
     except ImportError:
         return ["rlcard is not installed (pip install rlcard): no UNO baseline this run"]
-    ours, _games, _n = _rate(_fast_game, SECONDS)
+    ours, _games, _n = playout_rate(_fast_game, SECONDS)
     return [
         f"RLCard UNO (baseline), 4 seats random: {uno_steps:,.0f} steps/s, "
         f"{uno_games:,.0f} games/s",

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import math
 import random
-import time
-from collections.abc import Callable
 
+from bench import playout_rate
 from engine.core import Bot
 from engine.right_on_time import HeuristicBot, RandomBot, RightOnTimeGame
 
@@ -48,14 +47,6 @@ def _fast_match(seed: int) -> int:
     return actions
 
 
-def _rate(play: Callable[[int], int], seconds: float) -> tuple[float, float, int]:
-    """Play seeds 0, 1, ... for ``seconds``; returns (actions/s, matches/s, matches)."""
-    actions = matches = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        actions += play(matches)
-        matches += 1
-    return actions / elapsed, matches / elapsed, matches
 
 
 def _agrees(seed: int) -> bool:
@@ -95,8 +86,8 @@ def _win_rate(seats: int, matches: int) -> str:
 
 def run() -> list[str]:
     """Measure and return the printed lines."""
-    checked_aps, checked_mps, checked_matches = _rate(_checked_match, SECONDS)
-    fast_aps, fast_mps, fast_matches = _rate(_fast_match, SECONDS)
+    checked_aps, checked_mps, checked_matches = playout_rate(_checked_match, SECONDS)
+    fast_aps, fast_mps, fast_matches = playout_rate(_fast_match, SECONDS)
     same = all(_agrees(seed) for seed in range(20))
     return [
         f"right-on-time checked apply, {SEATS} seats random: {checked_aps:,.0f} actions/s, "

@@ -174,9 +174,26 @@ def main(
     except EngineError as err:
         stderr.write(f"error: {err}\n")
         return EXIT_ERROR
+    except BrokenPipeError:
+        # the reader went away (``... | head``): stop quietly, as Unix tools do
+        _silence_stdout()
+        return 0
     except OSError as err:
         stderr.write(f"error: {err.filename or ''}: {err.strerror}\n")
         return EXIT_ERROR
-    for line in lines:
-        stdout.write(line + "\n")
+    try:
+        for line in lines:
+            stdout.write(line + "\n")
+        stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
     return 0
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        return
