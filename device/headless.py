@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
+
+import pygame
 
 from device.console import Console, GameRecord, Timing
 from device.events import FakeQueue
@@ -69,14 +72,20 @@ def run_headless(args: argparse.Namespace) -> int:
     games = list(GAME_TITLES) if args.game in (None, "both") else [args.game]
     seats = args.seats or 4
     summaries = []
-    for i, game in enumerate(games):
-        summary = play_headless_game(game, seats, args.seed + i, args.out / game,
-                                     timing_of(args))
-        summaries.append(summary)
-        winner = summary["winner"]
-        print(f"{GAME_TITLES[game]}: {summary['actions']} actions, "
-              f"winner seat {winner + 1 if winner is not None else '-'}, "
-              f"{summary['frames']} frames in {args.out / game}/")
-    dump_summary(args.out / "summary.json", {"seed": args.seed, "games": summaries})
+    try:
+        for game in games:
+            (args.out / game).mkdir(parents=True, exist_ok=True)
+        for i, game in enumerate(games):
+            summary = play_headless_game(game, seats, args.seed + i, args.out / game,
+                                         timing_of(args))
+            summaries.append(summary)
+            winner = summary["winner"]
+            shown = f"Seat {winner + 1}" if winner is not None else "nobody"
+            print(f"{GAME_TITLES[game]}: {summary['actions']} actions, winner {shown}, "
+                  f"{summary['frames']} frames in {args.out / game}/")
+        dump_summary(args.out / "summary.json", {"seed": args.seed, "games": summaries})
+    except (OSError, pygame.error) as err:
+        print(f"error: --out {args.out}: cannot write frames there ({err})", file=sys.stderr)
+        return 2
     print(f"summary: {args.out / 'summary.json'}")
     return 0

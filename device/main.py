@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from device.console import Timing
 from device.lobby import GAME_TITLES, LobbyChoices, load_choices
@@ -44,9 +44,20 @@ def default_state_dir() -> Path:
     return Path(base) / "partytable"
 
 
+class UsageError(Exception):
+    """A bad command line: ``str(err)`` is the one line printed before exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse reporting a usage error as one line (``UsageError``), not usage + error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see python -m device --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m device``."""
-    p = argparse.ArgumentParser(prog="python -m device", description="partytable console")
+    p = _Parser(prog="python -m device", description="partytable console")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--sim", action="store_true",
                       help="simulator window (headless if no display)")
@@ -70,26 +81,46 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+        args = build_parser().parse_args(argv)
+        check_args(args)
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(message)s")
+    try:
+        return _run(args)
+    except BrokenPipeError:  # our stdout was closed (``... | head``): stop quietly
+        return 0
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Range checks argparse cannot do; raises :class:`UsageError` naming the flag."""
     if args.seats is not None and not 2 <= args.seats <= 6:
-        print("error: --seats must be 2 to 6", file=sys.stderr)
-        return 2
-    if not 50 <= args.bot_slap_ms <= 5000 or not 0 <= args.bot_move_ms <= 60_000:
-        print("error: --bot-slap-ms must be 50-5000 and --bot-move-ms 0-60000", file=sys.stderr)
-        return 2
+        raise UsageError("--seats must be 2 to 6")
+    if args.humans is not None and not 0 <= args.humans <= (args.seats or 6):
+        raise UsageError("--humans must be 0 to the number of seats")
+    if not 50 <= args.bot_slap_ms <= 5000:
+        raise UsageError("--bot-slap-ms must be 50 to 5000")
+    if not 0 <= args.bot_move_ms <= 60_000:
+        raise UsageError("--bot-move-ms must be 0 to 60000")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from drivers.errors import DriverError
+
     if args.sim and has_display():
         from device.sim import run_sim
 
-        return run_sim(args)
+        try:
+            return run_sim(args)
+        except DriverError as err:
+            # e.g. a stale DISPLAY from an SSH login: say so, then play headless
+            print(f"cannot open a window ({err}): playing a headless computer game instead")
     if args.sim or args.headless:
-        if args.sim:
+        if args.sim and not has_display():
             print("no display found: playing a headless computer game instead "
                   f"(frames and summary.json in {args.out}/)")
         from device.headless import run_headless

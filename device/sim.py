@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 from typing import Any
 
 from device.console import Console
@@ -111,6 +112,11 @@ def run_sim(args: argparse.Namespace) -> int:
     from gpiozero.pins.mock import MockFactory
 
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    # Hand Ctrl-C and SIGTERM to SDL: it installs its own handlers only over the default
+    # ones, and turns both into SDL_QUIT, which wakes the loop's wait (a Python handler
+    # would run only after the next event) and ends the simulator cleanly.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     clock = MonotonicClock()
     display = TableDisplay("window", (1600, 900), clock=clock)
     try:

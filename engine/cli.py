@@ -47,13 +47,20 @@ def _options(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def _read_position(stream: TextIO, where: str) -> tuple[Game[Any, Any, Any], Any]:
-    text = stream.read()
+    try:
+        text = stream.read()
+    except UnicodeDecodeError as err:
+        raise NotationError(
+            f"position from {where}: not UTF-8 text (byte {err.start}: {err.reason})"
+        ) from None
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
         raise NotationError(
             f"position from {where}: not JSON (line {err.lineno} column {err.colno}: {err.msg})"
         ) from None
+    except RecursionError:
+        raise NotationError(f"position from {where}: JSON nested too deeply") from None
     if not isinstance(obj, dict):
         raise NotationError(f"position from {where}: expected a JSON object")
     name = obj.get("game")
@@ -74,6 +81,9 @@ def _position_args(
         with open(args[0], encoding="utf-8") as fh:
             game, pos = _read_position(fh, args[0])
         return game, pos, list(args[1:])
+    if args and stdin.isatty():
+        # nobody is piping a position in: the first word was meant as a file
+        raise NotationError(f"{args[0]}: no such position file (and no position on stdin)")
     game, pos = _read_position(stdin, "stdin")
     return game, pos, list(args)
 
@@ -179,7 +189,7 @@ def main(
         _silence_stdout()
         return 0
     except OSError as err:
-        stderr.write(f"error: {err.filename or ''}: {err.strerror}\n")
+        stderr.write(f"error: {err.filename or 'position file'}: {err.strerror or err}\n")
         return EXIT_ERROR
     try:
         for line in lines:

@@ -176,3 +176,41 @@ def test_python_dash_m_engine_play_subprocess() -> None:
     assert result.returncode == 0 and result.stderr == ""
     assert re.fullmatch(r"winner: seat \d", result.stdout.splitlines()[-1])
     assert result.stdout == cli("play", "riiing", "--seats", "4", "--seed", "1")[1]
+
+
+def test_binary_and_deeply_nested_files_exit_2_with_one_line(tmp_path: Path) -> None:
+    """A non-UTF-8 file and JSON nested too deeply for the parser are one-line errors."""
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    assert_one_error_line(cli("legal", str(binary)), "not UTF-8", "bin.json")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert_one_error_line(cli("legal", str(deep)), "nested too deeply")
+
+
+class _Terminal(io.StringIO):
+    """A stdin that is a terminal: nothing is being piped in."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_missing_file_with_a_terminal_on_stdin_names_the_file() -> None:
+    """`legal typo.json` with nobody piping a position names the missing file at once
+    instead of waiting on the terminal."""
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["legal", "typo.json"], _Terminal(), out, err)
+    assert status == 2
+    assert out.getvalue() == ""
+    assert err.getvalue().count("\n") == 1 and "typo.json" in err.getvalue()
+
+
+def test_closed_stdout_ends_play_quietly() -> None:
+    """`python -m engine play ... | head -1` exits without a traceback."""
+    done = subprocess.run(
+        f"{sys.executable} -m engine play riiing --seats 4 --seed 1 | head -1",
+        shell=True, capture_output=True, text=True, timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.stdout.count("\n") == 1
+    assert "Traceback" not in done.stderr and "Error" not in done.stderr
