@@ -8,6 +8,7 @@ or ``None`` (an event not worth a line, e.g. a reshuffle inside a draw).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 from engine.core import Event
 
@@ -101,12 +102,31 @@ NARRATORS: dict[str, Callable[[Event], str | None]] = {
 }
 
 
+ACTS = frozenset({"play", "draw", "take", "falseslap", "timeout", "show", "swap"})
+"""Event kinds that tell what the seat did; the others tell what followed from it."""
+
+
+def _merge(texts: Sequence[str]) -> str:
+    """Join lines, dropping a repeated leading seat name: ``["Seat 1 drew 7 cards",
+    "Seat 1 laid 4 ALARM"]`` -> ``"Seat 1 drew 7 cards, laid 4 ALARM"``."""
+    out = texts[0]
+    for prev, text in pairwise(texts):
+        who = " ".join(prev.split(" ")[:2]) + " "
+        out += ", " + (text[len(who):] if prev.startswith("Seat ") and text.startswith(who)
+                       else text)
+    return out
+
+
 def narrate(game: str, events: Sequence[Event]) -> str | None:
-    """The most telling line of one action's events (the last one that has words)."""
+    """One line for one action's events: what the seat did, then what followed from it
+    (``"Seat 3 laid 7 + 2 · Seat 3 is out, gets a bonus card"``); ``None`` if nothing
+    has words."""
     fn = NARRATORS[game]
-    line = None
+    acts: list[str] = []
+    after: list[str] = []
     for ev in events:
         text = fn(ev)
         if text:
-            line = text
-    return line
+            (acts if ev.kind in ACTS else after).append(text)
+    parts = [_merge(group) for group in (acts, after[-2:]) if group]
+    return " · ".join(parts) or None

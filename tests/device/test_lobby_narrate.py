@@ -86,3 +86,15 @@ def test_event_lines_use_words_and_hide_private_cards() -> None:
     assert narrate("riiing", [Event("shuffle", None, (), 5), Event("play", 0, ("3A/<",))]) \
         == "Seat 1 laid 3 ALARM"
     assert narrate("right-on-time", [Event("play", 1, ("2", "J3"))]) == "Seat 2 laid 2 + Joker as 3"
+
+
+def test_a_line_tells_what_the_seat_did_and_what_followed() -> None:
+    """A demand's draws and play merge into one clause; the lay stays visible beside its
+    effects (the tester saw lays hidden behind "gets a bonus card")."""
+    draw_then_play = [Event("draw", 0, ("1S/O", "2C/E")), Event("play", 0, ("4A/<",)),
+                      Event("window", None, (), "T")]
+    assert narrate("riiing", draw_then_play) == \
+        "Seat 1 drew 2 cards, laid 4 ALARM · RIIING! TOAST: SLAP!"
+    out_first = [Event("play", 2, ("7", "2")), Event("out", 2), Event("bonus", 2, ("5",))]
+    assert narrate("right-on-time", out_first) == \
+        "Seat 3 laid 7 + 2 · Seat 3 is out, gets a bonus card"
