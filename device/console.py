@@ -102,6 +102,7 @@ class GameRecord:
     options: dict[str, Any]
     first: int = 0
     actions: list[str] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
     slaps: list[SlapRecord] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     winner: Seat | None = None
@@ -118,7 +119,7 @@ class GameRecord:
             "first": self.first,
             "winner": self.winner,
             "actions": len(self.actions),
-            "log": list(self.actions),
+            "log": list(self.log),
             "slaps": [s.to_json() for s in self.slaps],
             "refused": self.refused,
             "rounds": self.rounds,
@@ -150,6 +151,7 @@ class Console:
         keymap: tuple[str, ...] = (),
         skip_lobby: bool = False,
         driver_timers: Sequence[Callable[[int], int | None]] = (),
+        notice: str = "",
     ) -> None:
         from device.timers import Timers
 
@@ -168,7 +170,7 @@ class Console:
         self.game_seed = game_seed
         self.running = True
         self.phase = "lobby"
-        self.banner = ""
+        self.banner = notice  # e.g. "lobby.json: ...; using defaults", until a game starts
         self.last_event = ""
         self.deadline_ns: int | None = None
         self.slap_shown: tuple[int, int] | None = None
@@ -298,7 +300,8 @@ class Console:
 
     def _on_press(self, press: Press, now_ns: int) -> None:
         verdict = self.arbiter.press(press, now_ns)
-        log.info("%s slap at %d: %s", seat_name(press.seat), press.t_ns, verdict.reason)
+        if self.phase in ("play", "wakeup"):
+            log.info("%s slap at %d: %s", seat_name(press.seat), press.t_ns, verdict.reason)
         if verdict is Verdict.FALSE_SLAP and self.phase == "play":
             self._false_slap(press.seat, now_ns)
         self._arm_settle()
@@ -306,6 +309,8 @@ class Console:
     def _update_banner(self) -> None:
         stuck = sorted(self.arbiter.stuck)
         self.banner = " ".join(f"{seat_name(s)} button stuck: check it." for s in stuck)
+        if stuck:
+            log.warning("%s", self.banner)
 
     def _arm_settle(self) -> None:
         deadline = self.arbiter.next_deadline_ns()
@@ -323,6 +328,7 @@ class Console:
             self._arm_settle()
             return
         if self.phase == "wakeup":
+            log.info("wake-up race: %s slapped first", seat_name(decision.seat))
             self._record_slap(decision, "wakeup")
             self.arbiter.window_closed(now_ns)
             self.begin(decision.seat, now_ns)
@@ -400,6 +406,7 @@ class Console:
     def _prepare_game(self) -> None:
         """Set up the record, computer players, arbiter and handhelds of the lobby's game."""
         choices = self.lobby.choices
+        self.banner = ""
         self.game = get_game(choices.game)
         self._make_hands()  # the game or the seat count may have changed in the lobby
         self.record = GameRecord(choices.game, self.game_seed, choices.kinds,
@@ -479,6 +486,8 @@ class Console:
             return False
         self.pos = pos
         self.record.actions.append(text)
+        self.record.log.append(f"{'device' if seat is None else f'seat {seat}'}: {text}"
+                               + (f" ({note})" if note else ""))
         if self.journal is not None:
             try:
                 self.journal.append(ActionRecord(text))
@@ -596,7 +605,8 @@ class Console:
             self.journal.append(DecisionRecord("gameover", {"winner": winner}))
             self.journal.close()
             self.journal = None
-        self.last_event = lines[0]
+        self.last_event = "Game over"
+        log.info("game over: %s (%s)", lines[0], reason)
         self.game_seed += 1
         self._show_hands()
         if self.timing.gameover_ns > 0:

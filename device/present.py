@@ -158,13 +158,15 @@ class SimPresenter(TablePresenter):
         surface.fill((12, 12, 16), area)
         font = self._font_of()
         x = area.x + OLED_GAP
+        # 2x OLEDs where they fit, smaller with many seats so all stay inside the window
+        scale = min(float(OLED_SCALE), (area.width - OLED_GAP) / max(1, count) / 128 - 0.1)
         for seat, screen in enumerate(self.screens[:count]):
             image = screen.device.image.convert("RGB") if hasattr(screen.device, "image") \
                 else None
-            label = f"Seat {seat + 1} handheld" + ("  < keys" if seat == self._active else "")
+            label = f"Seat {seat + 1}" + ("  < keys" if seat == self._active else "")
             colour = (255, 220, 90) if seat == self._active else (200, 200, 200)
             surface.blit(font.render(label, True, colour), (x, area.y + 4))
-            oled = pygame.Rect(x, area.y + LABEL_H, 128 * OLED_SCALE, 64 * OLED_SCALE)
+            oled = pygame.Rect(x, area.y + LABEL_H, int(128 * scale), int(64 * scale))
             if image is not None:
                 raw = pygame.image.frombytes(image.tobytes(), image.size, "RGB")
                 pix = pygame.transform.scale(raw, oled.size)
@@ -172,7 +174,7 @@ class SimPresenter(TablePresenter):
                 pix.fill((170, 235, 255), special_flags=pygame.BLEND_MULT)
                 surface.blit(pix, oled)
             pygame.draw.rect(surface, colour, oled.inflate(4, 4), 2)
-            x += oled.width + OLED_GAP
+            x += oled.width + round(OLED_GAP * scale / OLED_SCALE)
         return area
 
     def _draw_keymap(self, area: pygame.Rect, lines: Sequence[str]) -> None:

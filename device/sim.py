@@ -124,7 +124,7 @@ def run_sim(args: argparse.Namespace) -> int:
         state_dir = args.state_dir or default_state_dir()
         choices, warning = sim_choices(args, state_dir)
         if warning:
-            print(warning)
+            print(warning)  # the lobby shows it on the TV too (below)
         devices = [open_hand_display(s, "dummy") for s in range(6)]
         presenter = SimPresenter(display, devices)
         factory = MockFactory()
@@ -140,6 +140,7 @@ def run_sim(args: argparse.Namespace) -> int:
                 game_seed=args.seed,
                 state_dir=state_dir,
                 timing=timing_of(args),
+                notice=warning or "",
             )
             console.run()
     finally:
