@@ -24,7 +24,7 @@ from device.arbiter import SlapArbiter, SlapDecision, Verdict
 from device.events import EventQueue, Quit, Redraw
 from device.handheld import HandUI, Key
 from device.journal import ActionRecord, DecisionRecord, Journal, JournalHeader, write_atomic
-from device.lobby import Lobby, LobbyChoices
+from device.lobby import GAME_OPTIONS, Lobby, LobbyChoices
 from device.narrate import narrate, seat_name
 from device.render.model import SeatBadge, TableModel
 from drivers.clock import Clock
@@ -152,6 +152,7 @@ class Console:
         skip_lobby: bool = False,
         driver_timers: Sequence[Callable[[int], int | None]] = (),
         notice: str = "",
+        resume: bool = False,
     ) -> None:
         from device.timers import Timers
 
@@ -189,6 +190,8 @@ class Console:
         self._force_redraw = True
         self._settle_timer: Any = None
         self._make_hands()
+        if resume and self.resume_game(self.clock.now_ns()):
+            return
         if skip_lobby:
             self.start_game(self.clock.now_ns())
         else:
@@ -435,6 +438,62 @@ class Console:
         self.deadline_ns = None
         self.pos = pos
         self._after_action((), now_ns)
+
+    def resume_game(self, now_ns: int) -> bool:
+        """After a power cut or crash: continue the unfinished game of the journal in
+        ``state_dir`` (architecture "Persistence"): its header gives the game, seats, seed,
+        options and seat kinds; its actions are replayed through the checked engine to the
+        exact position; a torn last line is cut off.  Returns False (and the lobby opens)
+        when there is no journal, its game ended, or it cannot be used (one log line)."""
+        path = self.state_dir / "journal.log" if self.state_dir is not None else None
+        if path is None or not path.exists():
+            return False
+        try:
+            contents = Journal.read(path)
+            if any(isinstance(r, DecisionRecord) and r.kind == "gameover"
+                   for r in contents.records):
+                return False
+            h = contents.header
+            game = get_game(h.game)
+            pos = game.new(h.seats, h.seed, dict(h.options), h.first)
+            actions = [r.action for r in contents.records if isinstance(r, ActionRecord)]
+            for text in actions:
+                pos, _ = game.apply(pos, game.parse_action(text))
+            if game.outcome(pos) is not None or len(h.seat_kinds) != h.seats:
+                return False
+            journal, _ = Journal.resume(path)
+        except (OSError, ValueError) as err:  # JournalError and EngineError are ValueErrors
+            log.error("the last game cannot be resumed (%s); opening the lobby", err)
+            return False
+        choices = LobbyChoices(game=h.game, kinds=tuple(h.seat_kinds), first=h.first)
+        offered = {o.name: o.values for o in GAME_OPTIONS[h.game]}
+        for name, value in h.options.items():
+            if not isinstance(value, str) and value in offered.get(name, ()):
+                choices = choices.with_option(name, value)
+        self.lobby.choices = choices
+        self.game_seed = h.seed
+        self.play_from(pos, now_ns)
+        assert self.record is not None
+        self.record.options = dict(h.options)
+        self.record.first = h.first
+        self.record.actions = actions
+        self.record.log = [f"(resumed): {a}" for a in actions]
+        for r in contents.records:
+            if isinstance(r, DecisionRecord) and r.kind in ("riiing", "wakeup"):
+                self.record.slaps.append(SlapRecord(
+                    int(r.data["seat"]), int(r.data["reaction_ns"]) / MS,
+                    bool(r.data.get("tie")), r.kind))
+        self.journal = journal
+        self.banner = "Game resumed where it stopped"
+        self.timers.call_at(now_ns + 8 * S, self._clear_banner, "resumed notice")
+        if contents.problem:
+            log.warning("journal: %s", contents.problem)
+        log.info("resumed %s after %d actions", h.game, len(actions))
+        return True
+
+    def _clear_banner(self, now_ns: int) -> None:
+        if self.banner == "Game resumed where it stopped":
+            self.banner = ""
 
     def _wakeup_timeout(self, now_ns: int) -> None:
         if self.phase == "wakeup":

@@ -141,6 +141,7 @@ def run_sim(args: argparse.Namespace) -> int:
                 state_dir=state_dir,
                 timing=timing_of(args),
                 notice=warning or "",
+                resume=True,
             )
             console.run()
     finally:

@@ -165,17 +165,110 @@ INK_THRESHOLD = 110
 an 8; thresholding the anti-aliased glyphs keeps them open (checked by eye on 4x PNGs)."""
 
 
+def word_gap(size: int) -> int:
+    """Blank columns drawn for one space at font ``size``: at least 3.  The default font's
+    own space, thresholded, can shrink to one column after a wide digit ("Seat 4to
+    play"), no wider than the gap between two letters."""
+    return max(3, size // 3)
+
+
+def _threshold(grey: Image.Image) -> Image.Image:
+    """Anti-aliased coverage (mode "L") to 1-bit ink at :data:`INK_THRESHOLD`."""
+    return grey.point(lambda p: 255 if p >= INK_THRESHOLD else 0).convert("1")
+
+
+@lru_cache(maxsize=1024)
+def _run_ink(text: str, size: int) -> tuple[Image.Image, int]:
+    """The 1-bit ink of ``text`` (no spaces) in the default font at ``size``, on a line box
+    whose row 2 is the font's ascender line (so runs share one baseline), cropped to its
+    ink columns; and the row of its top ink pixel (the image height if it has none)."""
+    f = font(size)
+    ascent, descent = f.getmetrics()
+    left, _top, right, _bottom = (int(v) for v in f.getbbox(text))
+    grey = Image.new("L", (right - left + 4, ascent + descent + 4))
+    ImageDraw.Draw(grey).text((2 - left, 2), text, font=f, fill=255)
+    mask = _threshold(grey)
+    box = mask.getbbox()
+    if not box:
+        return Image.new("1", (0, mask.height)), mask.height
+    return mask.crop((box[0], 0, box[2], mask.height)), box[1]
+
+
+def _bang_is_solid(size: int) -> bool:
+    """True when the default font's ``!`` at ``size`` thresholds into one solid bar (its dot
+    merges with its stem: at 12 px "RIIING!" read as "RIIINGI")."""
+    ink, top = _run_ink("!", size)
+    rows = [any(ink.getpixel((x, y)) for x in range(ink.width)) for y in range(ink.height)]
+    lit_rows = [y for y, on in enumerate(rows) if on]
+    return not lit_rows or all(rows[lit_rows[0] : lit_rows[-1] + 1])
+
+
+@lru_cache(maxsize=16)
+def _bang(size: int) -> Image.Image:
+    """A ``!`` for font ``size`` whose dot stands apart from its stem: the font's own ``!``
+    with rows carved out above the dot (1 blank row and a 2-row dot from 9 rows of ink,
+    2 blank rows from 12), on the same line box as :func:`_run_ink`."""
+    ink, top = _run_ink("!", size)
+    if not _bang_is_solid(size):
+        return ink
+    box = ink.getbbox()
+    if not box:
+        return ink
+    height = box[3] - box[1]
+    dot = 2 if height >= 9 else 1
+    gap = 2 if height >= 12 else 1
+    out = ink.copy()
+    blank = (0, box[3] - dot - gap, ink.width - 1, box[3] - dot - 1)
+    ImageDraw.Draw(out).rectangle(blank, fill=0)
+    return out
+
+
+def _pieces(text: str, size: int) -> list[Image.Image | int]:
+    """``text`` as line-box ink pieces and blank gaps (ints, in columns): a space is a
+    :func:`word_gap`, and where the font's ``!`` is a solid bar each ``!`` is its own
+    piece (:func:`_bang`) 1 column after the letters before it."""
+    out: list[Image.Image | int] = []
+    split_bang = "!" in text and _bang_is_solid(size)
+    for w, word in enumerate(text.split(" ")):
+        if w:
+            out.append(word_gap(size))
+        if not split_bang:
+            if word:
+                out.append(_run_ink(word, size)[0])
+            continue
+        for b, part in enumerate(word.split("!")):
+            if b:
+                if out and not isinstance(out[-1], int):
+                    out.append(1)
+                out.append(_bang(size))
+                if part:
+                    out.append(1)
+            if part:
+                out.append(_run_ink(part, size)[0])
+    return out
+
+
 @lru_cache(maxsize=2048)
 def text_mask(text: str, size: int) -> Image.Image:
     """The 1-bit ink of ``text`` in the default font at ``size``, cropped to its ink box
-    (a mode "1" image; 0x0 for text with no ink)."""
-    f = font(size)
-    left, top, right, bottom = (int(v) for v in f.getbbox(text))
-    grey = Image.new("L", (right - left + 4, bottom - top + 4))
-    ImageDraw.Draw(grey).text((2 - left, 2 - top), text, font=f, fill=255)
-    mask = grey.point(lambda p: 255 if p >= INK_THRESHOLD else 0).convert("1")
-    box = mask.getbbox()
-    return mask.crop(box) if box else Image.new("1", (0, 0))
+    (a mode "1" image; 0x0 for text with no ink).
+
+    Words are set apart by :func:`word_gap` blank columns, and a ``!`` keeps its dot apart
+    from its stem (:func:`_bang`), so thresholded small text still reads ("Seat 4 to play",
+    "RIIING!")."""
+    pieces = _pieces(text, size)
+    height = max((p.height for p in pieces if not isinstance(p, int)), default=0)
+    width = sum(p if isinstance(p, int) else p.width for p in pieces)
+    line = Image.new("1", (max(1, width), max(1, height)))
+    x = 0
+    for p in pieces:
+        if isinstance(p, int):
+            x += p
+        else:
+            line.paste(p, (x, 0))
+            x += p.width
+    box = line.getbbox()
+    return line.crop(box) if box else Image.new("1", (0, 0))
 
 
 def text_width(text: str, size: int) -> int:

@@ -56,6 +56,7 @@ def make_console(
     skip_lobby: bool = True,
     state_dir: Path | None = None,
     seed: int = 3,
+    resume: bool = False,
 ) -> tuple[Console, FakeClock, FakeQueue, list[GameRecord]]:
     """A console on a fake clock with ``kinds`` seats; returns it with its clock, queue and
     the list that finished games' records are appended to."""
@@ -75,6 +76,7 @@ def make_console(
         state_dir=state_dir,
         on_game_over=done.append,
         skip_lobby=skip_lobby,
+        resume=resume,
     )
     console.render(clock.now_ns())
     return console, clock, queue, done
@@ -348,3 +350,44 @@ def test_headless_main_writes_frames_and_summary(tmp_path: Path) -> None:
     rot = summary["games"][1]
     assert rot["scores"] is not None and max(rot["scores"]) == 3
     assert rot["rounds"] >= 3
+
+
+@pytest.mark.parametrize("torn_tail", [False, True])
+def test_power_cut_resumes_the_game_at_the_exact_position(
+    display: TableDisplay, tmp_path: Path, torn_tail: bool
+) -> None:
+    """A console killed mid-game (no close, maybe a half-written last line) comes back, with
+    resume on, at the exact position of its journal; the game goes on and ends."""
+    first, _clock, _queue, _done = make_console(
+        display, ("computer", "computer", "computer"), "right-on-time", state_dir=tmp_path)
+    while first.record is not None and len(first.record.actions) < 12:
+        first.step()
+    before = first.game.position_json(first.pos)
+    actions = list(first.record.actions)
+    if torn_tail:
+        with open(tmp_path / "journal.log", "ab") as f:
+            f.write(b'1234abcd\t{"action": "play')  # the power went mid-write
+    second, _clock2, _queue2, done = make_console(
+        display, ("human", "human"), "riiing", state_dir=tmp_path, skip_lobby=False,
+        resume=True)
+    assert second.phase == "play" and second.game.name == "right-on-time"
+    assert second.game.position_json(second.pos) == before
+    assert second.record is not None and second.record.actions == actions
+    assert second.lobby.choices.kinds == ("computer", "computer", "computer")
+    assert "resumed" in second.model(0).banner
+    while not done:
+        second.step()
+    assert done[0].winner is not None
+    replay = Journal.read(tmp_path / "journal.log")
+    assert replay.problem is None
+    assert [r.action for r in replay.records if isinstance(r, ActionRecord)] == done[0].actions
+
+
+def test_a_finished_or_unreadable_journal_opens_the_lobby(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """Resume leaves a finished game alone, and a garbage journal never stops the console."""
+    (tmp_path / "journal.log").write_bytes(b"\x00garbage\n")
+    console, *_ = make_console(display, ("human", "human"), state_dir=tmp_path,
+                               skip_lobby=False, resume=True)
+    assert console.phase == "lobby"
