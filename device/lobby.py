@@ -40,7 +40,10 @@ GAME_OPTIONS: dict[str, tuple[OptionChoice, ...]] = {
     ),
     "right-on-time": (
         OptionChoice("target_points", "Points to win", (3, 1, 2, 4, 5), "RT-7.1"),
-        OptionChoice("less_influence", "Less influence", (False, True), "RT-8"),
+        # RT-8 "less influence of the first person", each part on its own
+        OptionChoice("li_du_bist_left", "Last Du bist! goes left", (False, True), "RT-8.1"),
+        OptionChoice("li_joker_seven", "Last Joker counts 7", (False, True), "RT-8.2"),
+        OptionChoice("li_higher_on_top", "Last pair: higher on top", (False, True), "RT-8.3"),
     ),
 }
 """The options the lobby offers per game (others keep their engine defaults)."""

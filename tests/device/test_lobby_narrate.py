@@ -17,7 +17,8 @@ def test_choices_round_trip_through_json() -> None:
     c = LobbyChoices("right-on-time", ("human", "computer", "human"), first=2)
     c = c.with_option("target_points", 2)
     assert LobbyChoices.from_json(json.loads(json.dumps(c.to_json()))) == c
-    assert c.game_options() == {"target_points": 2, "less_influence": False}
+    assert c.game_options() == {"target_points": 2, "li_du_bist_left": False,
+                                "li_joker_seven": False, "li_higher_on_top": False}
 
 
 @pytest.mark.parametrize(
