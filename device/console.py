@@ -706,7 +706,7 @@ class Console:
         view = self.game.view(self.pos, None) if self.pos is not None else None
         lobby = None
         if self.phase == "lobby":
-            lobby = self.lobby.model("Any handheld: < > move   SEL change   BACK undo")
+            lobby = self.lobby.model("Any handheld: < > move   SEL next value   BACK previous")
         return TableModel(
             game=self.lobby.choices.game if self.phase == "lobby" else self.game.name,
             phase=self.phase,
