@@ -15,7 +15,9 @@ Layout (``design/screens.md``, hand screens), in pixels of the 128x64 frame:
   screens.md's 54-63 so that 11 px text keeps its descenders.
 
 Fonts: only Pillow's bundled ``ImageFont.load_default(size=...)``, drawn anti-aliased and
-thresholded (:data:`INK_THRESHOLD`) into 1-bit ink; small text is 11 px.  :class:`HandScreen`
+thresholded (:data:`INK_THRESHOLD`) into 1-bit ink; small text is 11 px.  Words are set
+:func:`word_gap` columns apart and a ``!`` whose dot would merge into its stem is carved
+(:func:`text_mask`), so "Seat 4 to play" and "RIIING!" read as written.  :class:`HandScreen`
 wraps one luma device (``luma.core.device.device`` interface: ``display(image)``,
 ``width``, ``height``, ``mode``) and sends a frame only when the model changed, because an
 SSD1306 resends its whole ~1 KiB frame on every ``display()`` (hardware-facts: luma.oled).
@@ -178,26 +180,29 @@ def _threshold(grey: Image.Image) -> Image.Image:
 
 
 @lru_cache(maxsize=1024)
-def _run_ink(text: str, size: int) -> tuple[Image.Image, int]:
+def _run_ink(text: str, size: int) -> Image.Image:
     """The 1-bit ink of ``text`` (no spaces) in the default font at ``size``, on a line box
     whose row 2 is the font's ascender line (so runs share one baseline), cropped to its
-    ink columns; and the row of its top ink pixel (the image height if it has none)."""
+    ink columns (0 columns wide if it has no ink)."""
     f = font(size)
-    ascent, descent = f.getmetrics()
+    if isinstance(f, ImageFont.FreeTypeFont):
+        ascent, descent = f.getmetrics()
+    else:  # Pillow built without FreeType: the fixed bitmap font, drawn from its top
+        ascent, descent = size, size // 3
     left, _top, right, _bottom = (int(v) for v in f.getbbox(text))
     grey = Image.new("L", (right - left + 4, ascent + descent + 4))
     ImageDraw.Draw(grey).text((2 - left, 2), text, font=f, fill=255)
     mask = _threshold(grey)
     box = mask.getbbox()
     if not box:
-        return Image.new("1", (0, mask.height)), mask.height
-    return mask.crop((box[0], 0, box[2], mask.height)), box[1]
+        return Image.new("1", (0, mask.height))
+    return mask.crop((box[0], 0, box[2], mask.height))
 
 
 def _bang_is_solid(size: int) -> bool:
     """True when the default font's ``!`` at ``size`` thresholds into one solid bar (its dot
     merges with its stem: at 12 px "RIIING!" read as "RIIINGI")."""
-    ink, top = _run_ink("!", size)
+    ink = _run_ink("!", size)
     rows = [any(ink.getpixel((x, y)) for x in range(ink.width)) for y in range(ink.height)]
     lit_rows = [y for y, on in enumerate(rows) if on]
     return not lit_rows or all(rows[lit_rows[0] : lit_rows[-1] + 1])
@@ -208,7 +213,7 @@ def _bang(size: int) -> Image.Image:
     """A ``!`` for font ``size`` whose dot stands apart from its stem: the font's own ``!``
     with rows carved out above the dot (1 blank row and a 2-row dot from 9 rows of ink,
     2 blank rows from 12), on the same line box as :func:`_run_ink`."""
-    ink, top = _run_ink("!", size)
+    ink = _run_ink("!", size)
     if not _bang_is_solid(size):
         return ink
     box = ink.getbbox()
@@ -234,7 +239,7 @@ def _pieces(text: str, size: int) -> list[Image.Image | int]:
             out.append(word_gap(size))
         if not split_bang:
             if word:
-                out.append(_run_ink(word, size)[0])
+                out.append(_run_ink(word, size))
             continue
         for b, part in enumerate(word.split("!")):
             if b:
@@ -244,7 +249,7 @@ def _pieces(text: str, size: int) -> list[Image.Image | int]:
                 if part:
                     out.append(1)
             if part:
-                out.append(_run_ink(part, size)[0])
+                out.append(_run_ink(part, size))
     return out
 
 

@@ -28,7 +28,9 @@ from device.render.hand import (
     WIDTH,
     HandScreen,
     fit,
+    text_mask,
     text_width,
+    word_gap,
 )
 from engine import get_game
 from engine.right_on_time.view import RightOnTimeView
@@ -331,6 +333,69 @@ def test_symbol_glyph_drawn_on_each_card() -> None:
     for i in range(5):
         x = TILE_X0 + i * TILE_PITCH
         assert lit(image, (x + 5, TILE_TOP + 21, x + 16, TILE_TOP + 31)) > 0.1, i
+
+
+def lit_runs(image: Image.Image, x: int, y0: int, y1: int) -> int:
+    """How many separate runs of lit pixels column ``x`` has between rows ``y0``-``y1``."""
+    runs, before = 0, False
+    for y in range(y0, y1 + 1):
+        on = bool(image.getpixel((x, y)))
+        runs += on and not before
+        before = on
+    return runs
+
+
+def blank_gaps(image: Image.Image, y0: int, y1: int) -> list[int]:
+    """Widths of the runs of fully blank columns between the first and last lit column of
+    rows ``y0``-``y1``."""
+    cols = [any(image.getpixel((x, y)) for y in range(y0, y1 + 1)) for x in range(image.width)]
+    lit_cols = [x for x, on in enumerate(cols) if on]
+    gaps, run = [], 0
+    for on in cols[lit_cols[0] : lit_cols[-1] + 1]:
+        if on and run:
+            gaps.append(run)
+        run = 0 if on else run + 1
+    return gaps
+
+
+@pytest.mark.parametrize("condition", ["RIIING!", "SOAP!", "COFFEE!", "ALARM!", "TOAST!"])
+@pytest.mark.parametrize("turn", ["YOUR TURN", "SEAT 4", "SLAP!"])
+def test_header_exclamation_keeps_its_dot_apart(condition: str, turn: str) -> None:
+    """A "!" at the right end of the header is a stem and a dot with a blank row between,
+    standing apart from the letter before it (not a bar reading "RIIINGI")."""
+    image = frame(HandScreenModel("3", turn, condition, my_turn=turn == "YOUR TURN"))
+    header = image.crop((0, 0, WIDTH, 11))
+    right = header.getbbox()
+    assert right is not None
+    x = right[2] - 1
+    assert lit_runs(image, x, 0, 10) == 2, f"{condition}: the '!' is a solid bar"
+    left = x
+    while lit_runs(image, left - 1, 0, 10):
+        left -= 1
+    assert x - left < 3, f"{condition}: the '!' runs into the letter before it"
+
+
+@pytest.mark.parametrize("size", [10, 11, 12, 16, 18, 20])
+def test_exclamation_mark_is_never_a_solid_bar(size: int) -> None:
+    """At every font size in use the ink of "!" has a blank row between stem and dot."""
+    mask = text_mask("!", size)
+    rows = [any(mask.getpixel((x, y)) for x in range(mask.width)) for y in range(mask.height)]
+    assert rows[0] and rows[-1] and not all(rows), size
+
+
+@pytest.mark.parametrize("seat", [0, 3, 5])
+def test_waiting_prompt_keeps_a_visible_space_after_the_digit(seat: int) -> None:
+    """The waiting prompt "Seat N to play" shows three word gaps as wide as a space (not
+    "Seat 4to play"), and letters inside a word stay closer than that."""
+    ui = HandUI(2, "riiing")
+    ui.show("play", rview(RHAND, (), to_move=seat))
+    model = ui.screen()
+    assert model.prompt == f"Seat {seat + 1} to play"
+    image = frame(model)
+    gaps = blank_gaps(image, PROMPT_TOP, HEIGHT - 1)
+    wide = [g for g in gaps if g >= word_gap(11)]
+    assert len(wide) == 3, (model.prompt, gaps)
+    assert max(g for g in gaps if g not in wide) < word_gap(11)
 
 
 def test_long_text_is_cut_to_fit() -> None:
