@@ -17,7 +17,9 @@ module                 real backend                                  test/simula
 ``table_display``      ``TableDisplay``: pygame-ce on SDL kmsdrm     mode ``"dummy"`` (SDL
                        (Pi console) or a desktop window              dummy video driver)
 ``gpio``               shared: ``EdgeButton``, ``EdgeDebouncer``,
-                       ``EdgeMockPin``, ``edge``
+                       ``EdgeButtonGroup``, ``EdgeMockPin``, ``edge``
+``closing``            shared: ``ClosesOnExit``, the context-manager
+                       mixin of every driver with ``close()``
 ``errors``             ``DriverError`` and its leaves
 =====================  ============================================  =========================
 

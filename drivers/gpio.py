@@ -1,6 +1,6 @@
 """GPIO plumbing shared by slap buttons and handheld keys, and the MockFactory seam.
 
-Three pieces, none of them game-aware:
+Four pieces, none of them game-aware:
 
 - :class:`EdgeButton`: a gpiozero input device (pull-up, ``bounce_time=None``) that hands
   every edge to a callback with the edge's own timestamp.  gpiozero delivers an edge as
@@ -10,6 +10,9 @@ Three pieces, none of them game-aware:
   would replace the device's own handler and is held only by a weak reference.
 - :class:`EdgeDebouncer`: debounce by edge timestamps alone (no clock read, no sleep): the
   first edge of a burst counts and later edges within ``lockout_ns`` of it are swallowed.
+- :class:`EdgeButtonGroup`: the machinery of a group of such buttons keyed by seat or key
+  name (one lock, a closed flag, a debouncer per button, idempotent ``close()``), the base
+  of :class:`~drivers.slap.SlapButtons` and :class:`~drivers.keys.HandKeys`.
 - The simulator/test seam: :func:`edge` drives a gpiozero ``MockFactory`` pin to
   pressed/released at a chosen ``t_ns``, so gpiozero's real input-device code path runs with
   that tick (:func:`drive_at`; :func:`mock_pin_factory` builds a factory of
@@ -20,10 +23,12 @@ Times are ``int`` CLOCK_MONOTONIC nanoseconds throughout.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from abc import abstractmethod
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 from gpiozero.exc import (  # type: ignore[import-untyped]
@@ -35,11 +40,13 @@ from gpiozero.exc import (  # type: ignore[import-untyped]
 from gpiozero.pins.mock import MockFactory, MockPin, PinState  # type: ignore[import-untyped]
 from gpiozero.pins.pi import PiPin  # type: ignore[import-untyped]
 
-from drivers.errors import DeviceUnavailableError, DriverValueError
+from drivers.closing import ClosesOnExit
+from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverValueError
 
 __all__ = [
     "NS_PER_S",
     "EdgeButton",
+    "EdgeButtonGroup",
     "EdgeDebouncer",
     "EdgeMockPin",
     "Pin",
@@ -64,6 +71,9 @@ Transition = tuple[bool, int]
 
 EdgeCallback = Callable[[bool, int], None]
 """Called with ``(pressed, t_ns)`` for every raw edge, before any debounce."""
+
+K = TypeVar("K", bound=Hashable)
+"""What an :class:`EdgeButtonGroup` keys its buttons by: a seat (``int``), a key name."""
 
 
 def ticks_to_ns(ticks: float) -> int:
@@ -244,6 +254,102 @@ class EdgeDebouncer:
         if self._swallowed is None:
             return None
         return self._swallowed[1] + self.lockout_ns
+
+
+class EdgeButtonGroup(ClosesOnExit, Generic[K]):
+    """Buttons keyed by ``K`` (a seat, a key name), each with its own :class:`EdgeDebouncer`.
+
+    The machinery :class:`~drivers.slap.SlapButtons` and :class:`~drivers.keys.HandKeys`
+    share: one re-entrant lock, a closed flag, idempotent :meth:`close`, a context manager
+    (:class:`~drivers.closing.ClosesOnExit`).  A subclass validates its arguments, opens
+    its buttons with :meth:`_open` and says what a debounced change means in
+    :meth:`_report`.  Raw edges arrive on gpiozero's callback thread, are debounced under
+    the lock and reported with the lock held; nothing is reported once :meth:`close` began.
+
+    ``lockout_ns``: ``int`` nanoseconds of bounce lockout after each accepted edge;
+    ``device`` and ``seat`` name the group in its error.  Raises :class:`DriverValueError`
+    for a ``lockout_ns`` that is not an ``int`` >= 0.
+    """
+
+    def __init__(self, lockout_ns: int, *, device: str, seat: int | None = None) -> None:
+        if not isinstance(lockout_ns, int) or isinstance(lockout_ns, bool) or lockout_ns < 0:
+            raise DriverValueError(
+                device, f"lockout_ns must be an int >= 0 nanoseconds, got {lockout_ns!r}", seat=seat
+            )
+        self._lockout_ns = lockout_ns
+        self._lock = threading.RLock()
+        self._closed = False
+        self._buttons: dict[K, EdgeButton] = {}
+        self._debouncers: dict[K, EdgeDebouncer] = {}
+
+    def close(self) -> None:
+        """Release every pin; idempotent.  No event is posted after it returns."""
+        with self._lock:
+            self._closed = True
+            buttons = list(self._buttons.values())
+        for button in buttons:
+            button.close()
+
+    @abstractmethod
+    def _report(self, key: K, transitions: list[Transition]) -> None:
+        """Post ``key``'s debounced ``transitions`` (in order); called with the lock held."""
+
+    def _open(self, wiring: Iterable[tuple[K, Pin, int, str]], pin_factory: Any) -> None:
+        """Open one button per ``(key, pin, seat, device)`` of ``wiring``, in order.
+
+        ``seat`` and ``device`` name the button in errors (see :func:`open_edge_button`);
+        ``pin_factory``: a gpiozero pin factory or ``None`` for gpiozero's default.  If a
+        button cannot be opened, or ``wiring`` itself raises (a subclass checking each
+        entry as it goes), the buttons already opened are closed and the error propagates.
+        """
+        try:
+            for key, pin, seat, device in wiring:
+                self._debouncers[key] = EdgeDebouncer(self._lockout_ns)
+                self._buttons[key] = open_edge_button(
+                    pin, self._edge_handler(key), seat=seat, device=device, pin_factory=pin_factory
+                )
+        except BaseException:
+            self.close()
+            raise
+
+    def _wired(self, key: K, *, device: str, seat: int) -> EdgeButton | None:
+        """``key``'s button, or ``None`` if it has none.
+
+        Raises :class:`DriverClosedError` (``device`` and ``seat`` name it) after
+        :meth:`close`.
+        """
+        if self._closed:
+            raise DriverClosedError(device, "used after close()", seat=seat)
+        return self._buttons.get(key)
+
+    def _settle(self, now_ns: int) -> int | None:
+        """Report what the lockouts swallowed (:meth:`EdgeDebouncer.settle`); next deadline.
+
+        ``now_ns``: the owner's clock, ``int`` CLOCK_MONOTONIC nanoseconds.  Returns the
+        earliest ``int`` ns at which calling again may report something, or ``None`` (also
+        after :meth:`close`).
+        """
+        with self._lock:
+            if self._closed:
+                return None
+            deadlines: list[int] = []
+            for key, debouncer in self._debouncers.items():
+                self._report(key, debouncer.settle(now_ns))
+                deadline = debouncer.deadline_ns()
+                if deadline is not None:
+                    deadlines.append(deadline)
+            return min(deadlines, default=None)
+
+    def _edge_handler(self, key: K) -> EdgeCallback:
+        """The raw-edge callback for ``key``: debounce, then :meth:`_report`."""
+
+        def on_edge(pressed: bool, t_ns: int) -> None:
+            with self._lock:
+                if self._closed:
+                    return
+                self._report(key, self._debouncers[key].edge(pressed, t_ns))
+
+        return on_edge
 
 
 def drive_at(mock: Any, level: bool, t_ns: int) -> None:

@@ -13,14 +13,12 @@ repeat.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
-from drivers.errors import DriverClosedError, DriverValueError, NotWiredError
-from drivers.gpio import EdgeButton, EdgeDebouncer, Pin, open_edge_button
+from drivers.errors import DriverValueError, NotWiredError
+from drivers.gpio import EdgeButtonGroup, Pin, Transition
 from drivers.slap import DEFAULT_LOCKOUT_NS
 
 __all__ = ["KEY_NAMES", "HandKeys", "KeyPress"]
@@ -41,7 +39,7 @@ class KeyPress:
     t_ns: int
 
 
-class HandKeys:
+class HandKeys(EdgeButtonGroup[str]):
     """One seat's wired handheld keys; posts :class:`KeyPress` events.
 
     ``seat``: the seat (``int`` >= 0); ``pins``: key name -> gpiozero pin name, names from
@@ -67,12 +65,7 @@ class HandKeys:
     ) -> None:
         if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
             raise DriverValueError(f"handheld keys for seat {seat!r}", "seat must be an int >= 0")
-        if not isinstance(lockout_ns, int) or isinstance(lockout_ns, bool) or lockout_ns < 0:
-            raise DriverValueError(
-                "handheld keys",
-                f"lockout_ns must be an int >= 0 nanoseconds, got {lockout_ns!r}",
-                seat=seat,
-            )
+        super().__init__(lockout_ns, device="handheld keys", seat=seat)
         unknown = sorted(str(key) for key in pins if key not in KEY_NAMES)
         if unknown:
             raise DriverValueError(
@@ -82,25 +75,8 @@ class HandKeys:
             )
         self._seat = seat
         self._post = post
-        self._lock = threading.RLock()
-        self._closed = False
-        self._buttons: dict[str, EdgeButton] = {}
-        self._debouncers: dict[str, EdgeDebouncer] = {}
-        try:
-            for key in KEY_NAMES:
-                if key not in pins:
-                    continue
-                self._debouncers[key] = EdgeDebouncer(lockout_ns)
-                self._buttons[key] = open_edge_button(
-                    pins[key],
-                    self._edge_handler(key),
-                    seat=seat,
-                    device=f"{key} key",
-                    pin_factory=pin_factory,
-                )
-        except BaseException:
-            self.close()
-            raise
+        wiring = ((key, pins[key], seat, f"{key} key") for key in KEY_NAMES if key in pins)
+        self._open(wiring, pin_factory)
 
     @property
     def seat(self) -> int:
@@ -118,51 +94,20 @@ class HandKeys:
         Raises :class:`~drivers.errors.NotWiredError` (a ``LookupError``) for a key that
         is not wired and :class:`~drivers.errors.DriverClosedError` after :meth:`close`.
         """
-        if self._closed:
-            raise DriverClosedError("handheld keys", "used after close()", seat=self._seat)
-        try:
-            button = self._buttons[key]
-        except KeyError:
+        button = self._wired(key, device="handheld keys", seat=self._seat)
+        if button is None:
             raise NotWiredError(
                 "handheld keys", f"no key {key!r} (keys: {', '.join(self.keys)})", seat=self._seat
-            ) from None
+            )
         return bool(button.is_pressed)
-
-    def close(self) -> None:
-        """Release every pin; idempotent.  No event is posted after it returns."""
-        with self._lock:
-            self._closed = True
-            buttons = list(self._buttons.values())
-        for button in buttons:
-            button.close()
-
-    def __enter__(self) -> HandKeys:
-        """Return self; :meth:`close` on exit."""
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Close the keys."""
-        self.close()
 
     def __repr__(self) -> str:
         """``<HandKeys seat=2 keys=['left', ...]>`` style summary."""
         state = " closed" if self._closed else ""
         return f"<HandKeys seat={self._seat} keys={list(self.keys)}{state}>"
 
-    def _edge_handler(self, key: str) -> Callable[[bool, int], None]:
-        """The raw-edge callback for ``key``: debounce, then post each press."""
-
-        def on_edge(pressed: bool, t_ns: int) -> None:
-            with self._lock:
-                if self._closed:
-                    return
-                for down, t in self._debouncers[key].edge(pressed, t_ns):
-                    if down:
-                        self._post(KeyPress(self._seat, key, t))
-
-        return on_edge
+    def _report(self, key: str, transitions: list[Transition]) -> None:
+        """Post each press of ``key`` as a :class:`KeyPress`; releases post nothing."""
+        for down, t_ns in transitions:
+            if down:
+                self._post(KeyPress(self._seat, key, t_ns))

@@ -23,21 +23,17 @@ and quick, e.g. ``SDL_PushEvent``.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
-from drivers.errors import DriverClosedError, DriverValueError, NotWiredError
+from drivers.errors import DriverValueError, NotWiredError
 from drivers.gpio import (
-    EdgeButton,
-    EdgeDebouncer,
+    EdgeButtonGroup,
     Pin,
     Transition,
     edge,
     mock_pin_factory,
-    open_edge_button,
 )
 
 __all__ = ["DEFAULT_LOCKOUT_NS", "Press", "Release", "SlapButtons", "edge", "mock_pin_factory"]
@@ -68,7 +64,7 @@ class Release:
     t_ns: int
 
 
-class SlapButtons:
+class SlapButtons(EdgeButtonGroup[int]):
     """All seats' slap buttons; posts :class:`Press` / :class:`Release` events.
 
     ``pins``: seat -> gpiozero pin name (``17``, ``"GPIO17"``, ``"BOARD11"``); ``post``:
@@ -94,32 +90,9 @@ class SlapButtons:
         pin_factory: Any = None,
         lockout_ns: int = DEFAULT_LOCKOUT_NS,
     ) -> None:
-        if not isinstance(lockout_ns, int) or isinstance(lockout_ns, bool) or lockout_ns < 0:
-            raise DriverValueError(
-                "slap buttons", f"lockout_ns must be an int >= 0 nanoseconds, got {lockout_ns!r}"
-            )
+        super().__init__(lockout_ns, device="slap buttons")
         self._post = post
-        self._lock = threading.RLock()
-        self._closed = False
-        self._buttons: dict[int, EdgeButton] = {}
-        self._debouncers: dict[int, EdgeDebouncer] = {}
-        try:
-            for seat, pin in pins.items():
-                if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
-                    raise DriverValueError(
-                        f"slap button for seat {seat!r}", "seat must be an int >= 0"
-                    )
-                self._debouncers[seat] = EdgeDebouncer(lockout_ns)
-                self._buttons[seat] = open_edge_button(
-                    pin,
-                    self._edge_handler(seat),
-                    seat=seat,
-                    device="slap button",
-                    pin_factory=pin_factory,
-                )
-        except BaseException:
-            self.close()
-            raise
+        self._open(_wiring(pins), pin_factory)
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -133,14 +106,11 @@ class SlapButtons:
         :class:`~drivers.errors.NotWiredError` for a seat without a button and
         :class:`~drivers.errors.DriverClosedError` after :meth:`close`.
         """
-        if self._closed:
-            raise DriverClosedError("slap button", "used after close()", seat=seat)
-        try:
-            button = self._buttons[seat]
-        except KeyError:
+        button = self._wired(seat, device="slap button", seat=seat)
+        if button is None:
             raise NotWiredError(
                 "slap button", f"no such seat (seats: {list(self.seats)})", seat=seat
-            ) from None
+            )
         return bool(button.is_pressed)
 
     def settle(self, now_ns: int) -> int | None:
@@ -153,55 +123,26 @@ class SlapButtons:
         earliest ``int`` ns at which calling again may post something, or ``None``.
         Optional: call it when the loop wakes anyway and before judging a button stuck.
         """
-        with self._lock:
-            if self._closed:
-                return None
-            deadlines: list[int] = []
-            for seat, debouncer in self._debouncers.items():
-                self._post_all(seat, debouncer.settle(now_ns))
-                deadline = debouncer.deadline_ns()
-                if deadline is not None:
-                    deadlines.append(deadline)
-            return min(deadlines, default=None)
-
-    def close(self) -> None:
-        """Release every pin; idempotent.  No event is posted after it returns."""
-        with self._lock:
-            self._closed = True
-            buttons = list(self._buttons.values())
-        for button in buttons:
-            button.close()
-
-    def __enter__(self) -> SlapButtons:
-        """Return self; :meth:`close` on exit."""
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Close the buttons."""
-        self.close()
+        return self._settle(now_ns)
 
     def __repr__(self) -> str:
         """``<SlapButtons seats=[0, 1] closed>`` style summary."""
         state = " closed" if self._closed else ""
         return f"<SlapButtons seats={list(self.seats)}{state}>"
 
-    def _edge_handler(self, seat: int) -> Callable[[bool, int], None]:
-        """The raw-edge callback for ``seat``: debounce, then post."""
-
-        def on_edge(pressed: bool, t_ns: int) -> None:
-            with self._lock:
-                if self._closed:
-                    return
-                self._post_all(seat, self._debouncers[seat].edge(pressed, t_ns))
-
-        return on_edge
-
-    def _post_all(self, seat: int, transitions: list[Transition]) -> None:
+    def _report(self, seat: int, transitions: list[Transition]) -> None:
         """Post each transition as a :class:`Press` or :class:`Release` of ``seat``."""
         for pressed, t_ns in transitions:
             self._post(Press(seat, t_ns) if pressed else Release(seat, t_ns))
+
+
+def _wiring(pins: Mapping[int, Pin]) -> Iterator[tuple[int, Pin, int, str]]:
+    """``(seat, pin, seat, "slap button")`` per entry of ``pins``, checking each seat.
+
+    Raises :class:`~drivers.errors.DriverValueError` for a seat that is not an ``int`` >= 0
+    when iteration reaches it (the buttons opened before it are then closed).
+    """
+    for seat, pin in pins.items():
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
+            raise DriverValueError(f"slap button for seat {seat!r}", "seat must be an int >= 0")
+        yield seat, pin, seat, "slap button"

@@ -28,10 +28,10 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Iterable, Mapping
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 from drivers.clock import Clock, MonotonicClock
+from drivers.closing import ClosesOnExit
 from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverValueError
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def resolve_mode(
     return "kmsdrm" if has_drm else "dummy"
 
 
-class TableDisplay:
+class TableDisplay(ClosesOnExit):
     """The table display: owns ``pygame.display`` and reports when each frame went out.
 
     ``mode``: one of :data:`MODES` (see the module docstring); ``size``: ``(width,
@@ -226,19 +226,6 @@ class TableDisplay:
             os.environ.pop("SDL_VIDEODRIVER", None)
         else:
             os.environ["SDL_VIDEODRIVER"] = self._saved_driver
-
-    def __enter__(self) -> TableDisplay:
-        """Return self; :meth:`close` on exit."""
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Close the display."""
-        self.close()
 
     def __repr__(self) -> str:
         """``<TableDisplay dummy 1920x1080>`` style summary."""
