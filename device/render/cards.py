@@ -3,7 +3,8 @@
 Riiing! codes are ``FRONT/BACK`` (``"7C/>"``, ``"!T/E"``, ``"P/{2,5,8}"``); Right on Time
 codes are ``"1".."7"``, ``"J"``/``"J<n>"``, ``"N"``, ``"D<n>"``, ``"Z<n>"``.  Parsing here is
 for display only and never raises: an unreadable code is drawn as a ``"?"`` card (the
-engine, not the renderer, judges codes).  Surfaces are cached per code and height.
+engine, not the renderer, judges codes).  Surfaces are cached per face and height (a
+Riiing! face by its front only), in a cache bounded by count and bytes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 import pygame
 
 from device.render import icons
+from device.render.cache import SurfaceCache
 from device.render.palette import (
     BLUE,
     BLUISH_GREEN,
@@ -30,6 +32,12 @@ from device.render.text import Typesetter
 
 CARD_ASPECT = 0.7
 """Card width / height."""
+
+CACHE_FACES = 96
+"""Most card surfaces (faces, backs, fans) a :class:`CardPainter` keeps."""
+CACHE_BYTES = 24 * 1024 * 1024
+"""Bytes of pixels a :class:`CardPainter` keeps (24 MiB, ~30 faces at 520 px: one face
+is ~0.75 MB, and a Riiing! deck has 41 fronts, Right on Time's two dozen faces more)."""
 
 DEMAND_NAMES: dict[str, str] = {
     "A": "SLEEPY BROKEN ALARM",
@@ -123,14 +131,20 @@ ROT_NAMES: dict[str, str] = {
 
 
 class CardPainter:
-    """Draws and caches card surfaces (SRCALPHA, ``round(h * 0.7)`` x ``h`` px).
+    """Draws and caches card surfaces (SRCALPHA, ``round(h * 0.7)`` x ``h`` px), the least
+    recently used dropped beyond :data:`CACHE_FACES` surfaces or :data:`CACHE_BYTES` bytes.
 
     ``text``: the scene's :class:`Typesetter`.  Not thread-safe.
     """
 
     def __init__(self, text: Typesetter) -> None:
         self._text = text
-        self._cache: dict[tuple[str, str, int], pygame.Surface] = {}
+        self._cache = SurfaceCache(CACHE_FACES, CACHE_BYTES)
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes of pixels the card cache holds now (<= :data:`CACHE_BYTES`)."""
+        return self._cache.bytes
 
     def _blank(self, height: int, border: Colour) -> tuple[pygame.Surface, pygame.Rect]:
         h = max(8, height)
@@ -161,7 +175,7 @@ class CardPainter:
         """The face of Riiing! card ``code`` at ``height`` px: number cards show the number
         (ink >= 0.4 h) over the symbol's shape; demand cards the symbol with "!" and the
         name; the Phone its handset."""
-        key = ("R", code, height)
+        key = ("R", code.split("/", 1)[0], height)  # the face shows the front only
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -188,8 +202,7 @@ class CardPainter:
             self._label(surf, "PHONE", 0.82, 0.13)
         else:
             self._number(surf, "?", 0.12, 0.56)
-        self._cache[key] = surf
-        return surf
+        return self._cache.put(key, surf)
 
     def rot(self, code: str, height: int) -> pygame.Surface:
         """The face of Right on Time card ``code`` at ``height`` px: its value large, special
@@ -224,8 +237,7 @@ class CardPainter:
             icons.draw_glyph(surf, glyph, glyph_box, ROT_BORDER[face.kind])
         else:
             self._number(surf, "?", 0.18, 0.7)
-        self._cache[key] = surf
-        return surf
+        return self._cache.put(key, surf)
 
     def back(self, height: int) -> pygame.Surface:
         """A card back at ``height`` px: dark blue with a light inner frame and diagonals."""
@@ -247,8 +259,7 @@ class CardPainter:
         for x in range(-h, w + h, step):
             pygame.draw.line(surf, line, (x, 0), (x + h, h), max(1, h // 50))
         surf.set_clip(clip)
-        self._cache[key] = surf
-        return surf
+        return self._cache.put(key, surf)
 
     def fan(self, count: int, height: int) -> pygame.Surface:
         """``count`` card backs (at most 10 drawn) fanned like a hand, ``height`` px each.
@@ -276,5 +287,4 @@ class CardPainter:
             vec = pygame.math.Vector2(0, -radius).rotate(angle)
             centre = (pivot[0] + vec.x, pivot[1] + vec.y)
             surf.blit(rotated, rotated.get_rect(center=(round(centre[0]), round(centre[1]))))
-        self._cache[key] = surf
-        return surf
+        return self._cache.put(key, surf)

@@ -7,29 +7,48 @@ the screen spec's size guide uses; the default font's capital/digit ink is about
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import pygame
 
+from device.render.cache import SurfaceCache
 from device.render.palette import Colour
 
 ELLIPSIS = "..."
+
+CACHE_BYTES = 24 * 1024 * 1024
+"""Default budget of the rendered-line cache, bytes of pixel data (24 MiB; one busy table
+frame uses about 2.5 MB of lines).  A line on the TV is large (a 56 px top-strip line of
+40 characters is ~1,100x62 px, ~0.28 MB at 32 bpp), and every action brings new event
+texts: a cache bounded only by count (512 lines) could hold hundreds of MB."""
+
+CACHE_LINES = 256
+"""Default most rendered lines the cache keeps, whatever their size."""
 
 
 class Typesetter:
     """Cached fonts and rendered text lines (one per table scene; not thread-safe).
 
-    ``max_cached``: how many rendered text surfaces to keep (least recently used dropped).
-    Initialises ``pygame.font`` if needed; raises ``pygame.error`` if it cannot.
+    The rendered-line cache (:class:`~device.render.cache.SurfaceCache`) drops the least
+    recently used lines once it holds more than ``max_cached`` lines or more than
+    ``max_bytes`` bytes of pixels.  Initialises ``pygame.font`` if needed; raises
+    ``pygame.error`` if it cannot.
     """
 
-    def __init__(self, max_cached: int = 512) -> None:
+    def __init__(self, max_cached: int = CACHE_LINES, max_bytes: int = CACHE_BYTES) -> None:
         if not pygame.font.get_init():
             pygame.font.init()
         self._fonts: dict[int, pygame.font.Font] = {}
-        self._lines: OrderedDict[tuple[str, int, Colour], pygame.Surface] = OrderedDict()
-        self._max = max(1, max_cached)
+        self._lines = SurfaceCache(max_cached, max_bytes)
         self._ratio = pygame.font.Font(None, 100).get_height() / 100.0
+
+    @property
+    def cached_lines(self) -> int:
+        """How many rendered lines the cache holds now (<= ``max_cached``)."""
+        return len(self._lines)
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes of pixel data the rendered-line cache holds now (<= ``max_bytes``)."""
+        return self._lines.bytes
 
     def font(self, px: int) -> pygame.font.Font:
         """The default font whose line height is about ``px`` px (``px`` >= 1)."""
@@ -49,12 +68,7 @@ class Typesetter:
         key = (text, px, colour)
         s = self._lines.get(key)
         if s is None:
-            s = self.font(px).render(text, True, colour)
-            self._lines[key] = s
-            if len(self._lines) > self._max:
-                self._lines.popitem(last=False)
-        else:
-            self._lines.move_to_end(key)
+            s = self._lines.put(key, self.font(px).render(text, True, colour))
         return s
 
     def fit_size(self, text: str, px: int, max_width: int, min_px: int) -> int:

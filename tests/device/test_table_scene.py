@@ -13,6 +13,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import itertools
+import random
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,6 +21,8 @@ import pygame
 import pytest
 
 from device.render import anim, icons
+from device.render.cache import SurfaceCache, surface_bytes
+from device.render.cards import CACHE_BYTES as CARD_CACHE_BYTES
 from device.render.cards import CardPainter, riiing_face, rot_face
 from device.render.layout import CARD, COND, COUNT, PILE, Letterbox, seat_zones
 from device.render.model import LobbyModel, SeatBadge, TableModel
@@ -27,11 +30,12 @@ from device.render.palette import (
     BACKGROUND,
     SEAT_COLOURS,
     SYMBOL_COLOURS,
+    TEXT,
     contrast_ratio,
     relative_luminance,
 )
 from device.render.table import TableScene, riiing_condition, rot_value
-from device.render.text import Typesetter
+from device.render.text import CACHE_BYTES, CACHE_LINES, Typesetter
 from device.render.zones import CardSpec, CondSpec
 from engine.right_on_time.view import RightOnTimeView
 from engine.riiing.view import RiiingView
@@ -651,3 +655,50 @@ def test_card_painter_caches_and_sizes() -> None:
     assert painter.rot("J4", 400).get_size() == (280, 400)
     assert painter.fan(12, 50).get_size() == (130, 72)
     assert CondSpec.ICON >= 240 and CondSpec.WORDS >= 90
+
+
+def test_text_cache_stays_bounded_after_many_distinct_lines() -> None:
+    """Rendering 1,500 distinct large lines (a long party's event texts) keeps the line
+    cache within its byte and count budgets, and the latest line is still cached."""
+    text = Typesetter()
+    rng = random.Random(11)
+    line = ("", 0)
+    for i in range(1500):
+        line = (f"Seat {rng.randint(1, 6)} played {i} cards", 56 + i % 60)
+        text.render(*line, TEXT)
+        assert text.cached_bytes <= CACHE_BYTES and text.cached_lines <= CACHE_LINES
+    assert text.cached_bytes > CACHE_BYTES // 2  # the budget is used, not a tiny cache
+    assert text.render(*line, TEXT) is text.render(*line, TEXT)
+
+
+def test_surface_cache_drops_least_recently_used_by_bytes_and_count() -> None:
+    """The surface cache drops the least recently used surfaces past its byte or count
+    bound, keeps what was just used, and never keeps a surface over the byte budget."""
+    one = surface_bytes(pygame.Surface((100, 100), 0, 32))
+    cache = SurfaceCache(max_items=10, max_bytes=3 * one)
+    for key in "abc":
+        cache.put(key, pygame.Surface((100, 100), 0, 32))
+    assert cache.get("a") is not None  # "a" is now the most recently used
+    cache.put("d", pygame.Surface((100, 100), 0, 32))
+    assert cache.get("b") is None and cache.get("a") is not None and len(cache) == 3
+    assert cache.bytes == 3 * one
+    huge = pygame.Surface((400, 400), 0, 32)
+    assert cache.put("huge", huge) is huge and cache.get("huge") is None
+    small = SurfaceCache(max_items=2, max_bytes=10 * one)
+    for key in "xyz":
+        small.put(key, pygame.Surface((10, 10), 0, 32))
+    assert len(small) == 2 and small.get("x") is None
+
+
+def test_card_faces_are_shared_across_backs_and_bounded() -> None:
+    """A Riiing! face is cached by its front (the back does not change it), and drawing
+    every card of both games at the table's size keeps the card cache within budget."""
+    painter = CardPainter(Typesetter())
+    assert painter.riiing("7C/>", 520) is painter.riiing("7C/E", 520)
+    fronts = [f"{n}{s}" for n in range(1, 10) for s in "ASCT"] + ["!A", "!S", "!C", "!T", "P"]
+    faces = [painter.riiing(f"{front}/{back}", CardSpec.CARD_H)
+             for front in fronts for back in (">", "<", "E")]
+    faces += [painter.rot(code, CardSpec.CARD_H) for code in ("1", "7", "J", "J3", "N", "D2")]
+    held = sum(surface_bytes(f) for f in {id(f): f for f in faces}.values())
+    assert held > CARD_CACHE_BYTES  # more than the budget was drawn...
+    assert painter.cached_bytes <= CARD_CACHE_BYTES  # ...but only the budget is kept
