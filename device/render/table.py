@@ -73,6 +73,9 @@ from engine.riiing.view import RiiingView
 Zones = dict[str, tuple[pygame.Rect, ZoneSpec]]
 """Zone name -> (logical rect, spec)."""
 
+NEW_GAME_HINT = "Press SELECT on any handheld for a new game"
+"""The game-over screen's way on: SELECT (or BACK) on a handheld returns to the lobby."""
+
 SLIDE_DISTANCE = 460
 """How far (logical px) a laid card travels onto the pile."""
 
@@ -335,6 +338,8 @@ class TableScene:
             right = "MATCH OVER" if isinstance(v, RightOnTimeView) else "GAME OVER"
         elif isinstance(v, RightOnTimeView):
             right = f"Round {v.round}  |  {v.target_points} points win"
+        elif isinstance(v, RiiingView) and m.phase == "play" and v.window is not None:
+            right = "SLAP NOW!"  # the turn waits while a window is open (RI-6.2)
         elif isinstance(v, RiiingView) and m.phase == "play" and v.to_move is not None:
             right = f"{self._name(v.to_move)} to play"
         return TopSpec(title, YELLOW, m.last_event, right)
@@ -460,12 +465,14 @@ class TableScene:
         v = m.view
         winner = v.winner if v is not None else None
         if winner is None:
-            return ResultSpec("GAME OVER", TEXT, m.results, None)
+            return ResultSpec("GAME OVER", TEXT, m.results, None, NEW_GAME_HINT)
         what = "WINS THE MATCH!" if isinstance(v, RightOnTimeView) else "WINS!"
         lines = m.results
         if not lines and isinstance(v, RightOnTimeView):
             lines = tuple(f"{self._name(s)}: {p} points" for s, p in enumerate(v.scores))
-        return ResultSpec(f"{self._name(winner)} {what}", seat_colour(winner), lines)
+        return ResultSpec(
+            f"{self._name(winner)} {what}", seat_colour(winner), lines, hint=NEW_GAME_HINT
+        )
 
 
 def riiing_condition(v: RiiingView) -> CondSpec:

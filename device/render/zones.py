@@ -149,6 +149,18 @@ class SeatSpec:
     dim: bool
     winner: bool
 
+    DISC = 42
+    """Radius of the seat-number disc, px."""
+    HALO = 48
+    """Outer radius of the winner's ring around the disc, px: it stays 5 px clear of the
+    panel's 5 px border (the disc centre is 58 px below and 60 px right of the panel's
+    top-left corner)."""
+
+    @staticmethod
+    def disc_centre(panel: pygame.Rect) -> tuple[int, int]:
+        """Centre of the seat-number disc in the badge ``panel``."""
+        return (panel.x + 60, panel.y + 58)
+
     def panel_rect(self, rect: pygame.Rect) -> pygame.Rect:
         """The badge panel inside the zone ``rect`` (the arrow lane is on the inner side)."""
         if self.inner == "right":
@@ -170,10 +182,11 @@ class SeatSpec:
         pygame.draw.rect(canvas, border_colour, panel, border, 20)
         if self.turn:
             self._arrow(ctx, rect, 0.0 if self.pulse is None else pulse_level(self.pulse))
-        disc = (panel.x + 16 + 42, panel.y + 14 + 42)
-        if self.winner:
-            pygame.draw.circle(canvas, YELLOW, disc, 50)
-        pygame.draw.circle(canvas, self.colour, disc, 42)
+        disc = self.disc_centre(panel)
+        if self.winner:  # a yellow ring with a dark gap: it shows on a yellow seat too
+            pygame.draw.circle(canvas, YELLOW, disc, self.HALO)
+            pygame.draw.circle(canvas, INK, disc, self.DISC + 2)
+        pygame.draw.circle(canvas, self.colour, disc, self.DISC)
         ctx.line(self.label, 80, text_on(self.colour), disc, 76, 40)
         name_x = panel.x + 16 + 84 + 16
         name_w = panel.right - 16 - name_x
@@ -481,26 +494,38 @@ class BannerSpec:
 @dataclass(frozen=True, slots=True)
 class ResultSpec:
     """Game over (or a full-centre message): ``headline`` in ``colour`` with a ``glyph``
-    above, and result ``lines`` (winner first, then reaction times)."""
+    above, result ``lines`` (winner first, then reaction times) and a ``hint`` saying how
+    to go on (``""`` = none), on a bar at the bottom."""
 
     headline: str
     colour: Colour
     lines: tuple[str, ...]
     glyph: str | None = "star"
+    hint: str = ""
+
+    HINT_H = 90
+    """Height of the hint bar at the bottom of the zone, px."""
 
     def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
-        """Glyph (220 px), headline (150..90 px), lines (56 px, as many as fit)."""
+        """Glyph (220 px), headline (150..90 px), lines (56 px, as many as fit above the
+        hint), hint (60..48 px) on a panel bar across the zone's bottom."""
         y = rect.y + 20
         if self.glyph is not None:
             ctx.icon(self.glyph, (rect.centerx, y + 110), 220, self.colour, outline=INK)
             y += 240
         ctx.line(self.headline, 150, self.colour, (rect.centerx, y + 75), rect.width - 40, 90)
         y += 170
+        bottom = rect.bottom - (self.HINT_H + 20 if self.hint else 0)
         for line in self.lines:
-            if y + 64 > rect.bottom:
+            if y + 64 > bottom:
                 break
             ctx.line(line, 56, TEXT, (rect.centerx, y + 32), rect.width - 80, 40)
             y += 66
+        if self.hint:
+            bar = pygame.Rect(rect.x + 10, rect.bottom - self.HINT_H - 10, rect.width - 20,
+                              self.HINT_H)
+            _panel(ctx, bar, PANEL, 20)
+            ctx.line(self.hint, 60, YELLOW, bar.center, bar.width - 40, 48)
 
 
 @dataclass(frozen=True, slots=True)

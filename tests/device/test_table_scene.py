@@ -24,19 +24,21 @@ from device.render import anim, icons
 from device.render.cache import SurfaceCache, surface_bytes
 from device.render.cards import CACHE_BYTES as CARD_CACHE_BYTES
 from device.render.cards import CardPainter, riiing_face, rot_face
-from device.render.layout import CARD, COND, COUNT, PILE, Letterbox, seat_zones
+from device.render.layout import CARD, CENTRE, COND, COUNT, PILE, Letterbox, seat_zones
 from device.render.model import LobbyModel, SeatBadge, TableModel
 from device.render.palette import (
     BACKGROUND,
+    PANEL,
     SEAT_COLOURS,
     SYMBOL_COLOURS,
     TEXT,
+    YELLOW,
     contrast_ratio,
     relative_luminance,
 )
-from device.render.table import TableScene, riiing_condition, rot_value
+from device.render.table import NEW_GAME_HINT, TableScene, riiing_condition, rot_value
 from device.render.text import CACHE_BYTES, CACHE_LINES, Typesetter
-from device.render.zones import CardSpec, CondSpec
+from device.render.zones import CardSpec, CondSpec, Paint, ResultSpec, SeatSpec
 from engine.right_on_time.view import RightOnTimeView
 from engine.riiing.view import RiiingView
 
@@ -382,6 +384,72 @@ def test_game_over_lobby_and_wakeup_render(tmp_path: Path) -> None:
     lobby_surface = render(lobby)
     cursor_row = pygame.Rect(400, 120 + 20 + 100 + 20, 200, 40)
     assert (240, 228, 66) in colours(lobby_surface, cursor_row)
+
+
+def near(c: tuple[int, ...], want: tuple[int, int, int], tol: int = 24) -> bool:
+    """Colour ``c`` is within ``tol`` of ``want`` in every channel."""
+    return all(abs(a - b) <= tol for a, b in zip(c[:3], want, strict=True))
+
+
+@pytest.mark.parametrize("seat", range(6))
+def test_winner_ring_stays_clear_of_the_badge_border(seat: int, tmp_path: Path) -> None:
+    """The winner's yellow ring shows around the seat disc, and between the panel's border
+    and the ring there are at least 3 px of plain panel above and left of the disc (it
+    once spilled over the border)."""
+    surface = pygame.Surface((400, 400))
+    surface.fill(BACKGROUND)
+    text = Typesetter()
+    spec = SeatSpec(str(seat + 1), f"Seat {seat + 1}", SEAT_COLOURS[seat], 0, False, None,
+                    "left", None, (("WINNER", YELLOW, (0, 0, 0)),), False, True)
+    zone = pygame.Rect(20, 20, 330, 310)
+    spec.paint(Paint(surface, text, CardPainter(text)), zone)
+    save(surface, tmp_path, f"winner_{seat}")
+    panel = spec.panel_rect(zone)
+    cx, cy = SeatSpec.disc_centre(panel)
+    above = [surface.get_at((cx, y)) for y in range(panel.top + 5, cy)]
+    left = [surface.get_at((x, cy)) for x in range(panel.left + 5, cx)]
+    for ray in (above, left):
+        assert all(near(c, PANEL) for c in ray[:3]), ray[:6]
+        assert any(near(c, YELLOW) for c in ray), "no winner ring"
+
+
+def test_game_over_says_how_to_start_a_new_game(tmp_path: Path) -> None:
+    """Game over (both games, with or without a winner) shows "Press SELECT on any handheld
+    for a new game" uncut at >= 48 px in a bar at the bottom of the centre."""
+    models = [
+        riiing(rv(winner=1, to_move=None), phase="gameover", results=("x",) * 12),
+        rot(tv(winner=0, to_move=None), phase="gameover"),
+        TableModel("riiing", "gameover", None, badges(3)),
+    ]
+    text = Typesetter()
+    bar = pygame.Rect(CENTRE.x, CENTRE.bottom - ResultSpec.HINT_H - 10, CENTRE.width,
+                      ResultSpec.HINT_H)
+    size = text.fit_size(NEW_GAME_HINT, 60, bar.width - 60, 48)
+    assert size >= 48 and text.width(NEW_GAME_HINT, size) <= bar.width - 60
+    for i, model in enumerate(models):
+        scene = TableScene()
+        scene.set_model(model, T0)
+        spec = scene._zones(T0)[0]["result"][1]
+        assert isinstance(spec, ResultSpec) and spec.hint == NEW_GAME_HINT
+        surface = pygame.Surface(FULL)
+        scene.draw(surface, T0)
+        save(surface, tmp_path, f"gameover_{i}")
+        ink = pygame.mask.from_threshold(surface.subsurface(bar), YELLOW, (16, 16, 16, 255))
+        rects = ink.get_bounding_rects()
+        assert ink.count() > 5000 and rects[0].unionall(rects).width > 900
+    assert NEW_GAME_HINT == "Press SELECT on any handheld for a new game"
+
+
+def test_open_window_top_strip_says_slap_now() -> None:
+    """During an open RIIING! window the turn is suspended (RI-6.2): the top strip's right
+    side says SLAP NOW!, not whose turn it is; outside a window it names the mover."""
+    scene = TableScene()
+    scene.set_model(riiing(rv(condition="*C", window="C", to_move=0),
+                           deadline_ns=T0 + 8 * S), T0)
+    top = scene._zones(T0)[0]["top"][1]
+    assert top.right == "SLAP NOW!"  # type: ignore[union-attr]
+    scene.set_model(riiing(rv(to_move=0)), T0 + S)
+    assert scene._zones(T0 + S)[0]["top"][1].right == "Seat 1 to play"  # type: ignore[union-attr]
 
 
 def test_wakeup_rings_until_its_deadline() -> None:
