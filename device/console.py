@@ -564,6 +564,7 @@ class Console:
         line = narrate(self.record.game, events)
         if line:
             self.last_event = line
+            log.info("table: %s", line)
         if self.slap_shown is not None and any(e.kind == "slap" for e in events):
             seat, ms = self.slap_shown
             self.last_event = f"{seat_name(seat)} slapped in {ms} ms"
