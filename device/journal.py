@@ -35,9 +35,9 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any, BinaryIO, NamedTuple
 
+from drivers.closing import ClosesOnExit
 from engine.core import OptionValue, Seat
 
 FORMAT_NAME = "partytable"
@@ -184,7 +184,7 @@ class JournalContents(NamedTuple):
     valid_bytes: int
 
 
-class Journal:
+class Journal(ClosesOnExit):
     """An open journal that appends one fsynced line per record.
 
     Make one with :meth:`create` (a new game) or :meth:`resume` (continue after a power
@@ -279,17 +279,6 @@ class Journal:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-    def __enter__(self) -> Journal:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def write_atomic(path: StrPath, text: str) -> None:
