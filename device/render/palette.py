@@ -49,6 +49,16 @@ SYMBOL_NAMES: dict[str, str] = {
 }
 """Riiing! symbol code -> the word shown beside it."""
 
+SYMBOL_SHORT: dict[str, str] = {
+    "A": "ALARM",
+    "S": "SOAP",
+    "C": "COFFEE",
+    "T": "TOAST",
+    "P": "PHONE",
+}
+"""Riiing! symbol code -> one word for tight lines ("play ALARM or draw"), as the hand
+screens say it."""
+
 # Surfaces of the table display.
 BACKGROUND: Colour = (22, 26, 34)
 """The table's dark slate; letterbox bars are :data:`BLACK`."""

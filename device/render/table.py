@@ -45,6 +45,7 @@ from device.render.palette import (
     INK,
     PAPER,
     SYMBOL_NAMES,
+    SYMBOL_SHORT,
     TEXT,
     TEXT_DIM,
     YELLOW,
@@ -435,9 +436,9 @@ class TableScene:
                 if v.window in SYMBOL_NAMES else None, None, YELLOW,
             )
         elif v.demand is not None:
-            name = SYMBOL_NAMES.get(v.demand, v.demand)
+            short = SYMBOL_SHORT.get(v.demand, v.demand)
             pile = PileSpec(
-                v.draw_count, f"{mover}: {name}!", f"play {name} or draw till one comes",
+                v.draw_count, f"{mover}: {short}!", f"play {short} or draw",
                 v.demand if v.demand in SYMBOL_NAMES else None, None, YELLOW,
             )
         elif v.phones > 0:

@@ -109,21 +109,73 @@ class TopSpec:
     event: str
     right: str
 
+    EVENT_MIN = 48
+    """Smallest event text, px (screens.md: top strip >= 48 px)."""
+
     def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
-        """Title left (64 px), right text right-aligned (52 px), event between (56..48 px)."""
+        """Title left (64 px), right text right-aligned (52 px), event between: one line
+        shrunk from 56 to 48 px, else two lines of 48 px (split at a " · " where it
+        can), else the same with title and right text at 48 px; only then cut with "..."."""
         pygame.draw.rect(ctx.canvas, PANEL, (rect.x, rect.bottom - 6, rect.width, 6))
         cy = rect.y + (rect.height - 6) // 2
-        title = ctx.text.fit(self.title, 64, self.title_colour, 520, 48)
-        ctx.canvas.blit(title, title.get_rect(midleft=(rect.x + 28, cy)))
-        left = rect.x + 28 + title.get_width() + 48
-        right_edge = rect.right - 28
-        if self.right:
-            r = ctx.text.fit(self.right, 52, TEXT_DIM, 560, 48)
-            ctx.canvas.blit(r, r.get_rect(midright=(right_edge, cy)))
-            right_edge -= r.get_width() + 48
-        if self.event:
-            e = ctx.text.fit(self.event, 56, TEXT, max(10, right_edge - left), 48)
+        lines: list[str] = []
+        for title_px, right_px, gap in ((64, 52, 48), (48, 48, 32)):
+            left, right_edge = self._frame(ctx, rect, title_px, right_px, gap)
+            room = max(10, right_edge - left)
+            if not self.event:
+                break
+            if ctx.text.width(self.event, self.EVENT_MIN) <= room:
+                lines = [self.event]
+                break
+            lines, whole = self._two_lines(ctx, room)
+            if whole:
+                break
+        left, right_edge = self._frame(ctx, rect, title_px, right_px, gap, draw=True)
+        room = max(10, right_edge - left)
+        if len(lines) == 1:
+            e = ctx.text.fit(lines[0], 56, TEXT, room, self.EVENT_MIN)
             ctx.canvas.blit(e, e.get_rect(midleft=(left, cy)))
+        elif lines:
+            for i, line in enumerate(lines[:2]):
+                e = ctx.text.fit(line, self.EVENT_MIN, TEXT, room)
+                ctx.canvas.blit(e, e.get_rect(midleft=(left, cy + (2 * i - 1) * 24)))
+
+    def _frame(
+        self, ctx: Paint, rect: pygame.Rect, title_px: int, right_px: int, gap: int,
+        draw: bool = False,
+    ) -> tuple[int, int]:
+        """Where the event may go between the title (``title_px``) and the right text
+        (``right_px``), ``gap`` px from each: ``(left x, right edge x)``; draws both when
+        ``draw``."""
+        cy = rect.y + (rect.height - 6) // 2
+        title = ctx.text.fit(self.title, title_px, self.title_colour, 520, 48)
+        left = rect.x + 28 + title.get_width() + gap
+        right_edge = rect.right - 28
+        if draw:
+            ctx.canvas.blit(title, title.get_rect(midleft=(rect.x + 28, cy)))
+        if self.right:
+            r = ctx.text.fit(self.right, right_px, TEXT_DIM, 560, 48)
+            if draw:
+                ctx.canvas.blit(r, r.get_rect(midright=(right_edge, cy)))
+            right_edge -= r.get_width() + gap
+        return left, right_edge
+
+    def _two_lines(self, ctx: Paint, room: int) -> tuple[list[str], bool]:
+        """The event in two lines for ``room`` px at 48 px: split at the " · " that
+        balances the lines best when both halves fit, else wrapped at spaces; and whether
+        the whole event fits (else the last line is cut with "...")."""
+        parts = self.event.split(" · ")
+        splits = [
+            (" · ".join(parts[:i]), " · ".join(parts[i:])) for i in range(1, len(parts))
+        ]
+        fitting = [
+            s for s in splits if all(ctx.text.width(p, self.EVENT_MIN) <= room for p in s)
+        ]
+        if fitting:
+            first, second = min(fitting, key=lambda s: abs(len(s[0]) - len(s[1])))
+            return [first, second], True
+        lines = ctx.text.wrap(self.event, self.EVENT_MIN, room, 2)
+        return lines, " ".join(lines).split() == self.event.split()
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from device.render import anim, icons
 from device.render.cache import SurfaceCache, surface_bytes
 from device.render.cards import CACHE_BYTES as CARD_CACHE_BYTES
 from device.render.cards import CardPainter, riiing_face, rot_face
-from device.render.layout import CARD, CENTRE, COND, COUNT, PILE, Letterbox, seat_zones
+from device.render.layout import CARD, CENTRE, COND, COUNT, PILE, TOP, Letterbox, seat_zones
 from device.render.model import LobbyModel, SeatBadge, TableModel
 from device.render.palette import (
     BACKGROUND,
@@ -38,7 +38,7 @@ from device.render.palette import (
 )
 from device.render.table import NEW_GAME_HINT, TableScene, riiing_condition, rot_value
 from device.render.text import CACHE_BYTES, CACHE_LINES, Typesetter
-from device.render.zones import CardSpec, CondSpec, Paint, ResultSpec, SeatSpec
+from device.render.zones import CardSpec, CondSpec, Paint, ResultSpec, SeatSpec, TopSpec
 from engine.right_on_time.view import RightOnTimeView
 from engine.riiing.view import RiiingView
 
@@ -450,6 +450,74 @@ def test_open_window_top_strip_says_slap_now() -> None:
     assert top.right == "SLAP NOW!"  # type: ignore[union-attr]
     scene.set_model(riiing(rv(to_move=0)), T0 + S)
     assert scene._zones(T0 + S)[0]["top"][1].right == "Seat 1 to play"  # type: ignore[union-attr]
+
+
+def spy_lines(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Record every ``(text, px)`` line a Typesetter renders from now on."""
+    seen: list[tuple[str, int]] = []
+    real = Typesetter.render
+
+    def render(self: Typesetter, text: str, px: int, colour: tuple[int, int, int]) -> object:
+        seen.append((text, px))
+        return real(self, text, px, colour)
+
+    monkeypatch.setattr(Typesetter, "render", render)
+    return seen
+
+
+LONG_EVENTS = (
+    "Seat 1 cannot lay: shows 2, draws 1 card",
+    "Seat 3 swapped in a bonus card",
+    "Seat 1 laid Joker as 3 + Ziehen! 3 · Ziehen! Seat 2 draws a card",
+    "Seat 2 laid 5 + Du bist! 2 · Seat 2 is out, wins round 1! · 3 points to win",
+    "Seat 6 cannot lay: shows Ziehen! 1, draws 1 card",
+)
+
+
+@pytest.mark.parametrize("event", LONG_EVENTS)
+@pytest.mark.parametrize("seats", [4, 6])
+def test_long_top_strip_events_shrink_and_wrap_before_any_cut(
+    event: str, seats: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A long last event in the top strip is drawn whole at >= 48 px (screens.md), on one
+    line or two, beside the title and the round; nothing there is cut with "..."."""
+    view = tv(seats=seats, hand_counts=(5,) * seats, bonus_counts=(0,) * seats,
+              shown=((),) * seats, scores=(1,) * seats)
+    model = rot(view, last_event=event)
+    save(render(model), tmp_path, "frame")
+    scene = TableScene()
+    scene.set_model(model, T0)
+    spec = scene._zones(T0)[0]["top"][1]
+    assert isinstance(spec, TopSpec) and spec.event == event
+    seen = spy_lines(monkeypatch)
+    surface = pygame.Surface(TOP.size)
+    text = Typesetter()
+    spec.paint(Paint(surface, text, CardPainter(text)), TOP)
+    drawn = [(t, px) for t, px in seen if t not in (spec.title, spec.right)]
+    words = " ".join(t for t, _ in drawn).split()
+    assert [w for w in words if w != "·"] == [w for w in event.split() if w != "·"], drawn
+    assert all(px >= TopSpec.EVENT_MIN for _, px in drawn), drawn
+    assert not any(t.endswith("...") for t, _ in seen), seen
+
+
+def test_a_top_strip_event_past_two_lines_is_cut_at_48_px(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only an event longer than two 48 px lines is cut, and then with "..."."""
+    seen = spy_lines(monkeypatch)
+    render(rot(last_event=" ".join(["Seat 3 swapped in a bonus card"] * 6)))
+    cut = [(t, px) for t, px in seen if t.endswith("...")]
+    assert len(cut) == 1 and cut[0][1] == TopSpec.EVENT_MIN
+
+
+def test_demand_banner_second_line_is_short_and_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pending ALARM CLOCK demand says "Seat 1: ALARM!" / "play ALARM or draw" in the
+    pile zone, neither cut with "..."."""
+    seen = spy_lines(monkeypatch)
+    render(riiing(rv(last_card="!A/E", condition="E", demand="A", to_move=0)))
+    texts = [t for t, _ in seen]
+    assert "Seat 1: ALARM!" in texts and "play ALARM or draw" in texts
+    assert not any(t.endswith("...") for t in texts), texts
 
 
 def test_wakeup_rings_until_its_deadline() -> None:
