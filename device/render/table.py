@@ -130,6 +130,7 @@ class TableScene:
         self._drawn: dict[str, ZoneSpec] = {}
         self._box: Letterbox | None = None
         self._layout: tuple[object, ...] | None = None
+        self._moved: pygame.Rect | None = None
 
     # ------------------------------------------------------------------ model and motion
 
@@ -234,19 +235,22 @@ class TableScene:
 
         Returns the rects of ``surface`` that changed (``surface`` coordinates): the whole
         surface on the first call, after a size change, a layout change (phase, game, seat
-        count) or :meth:`invalidate`; otherwise only the zones whose content changed, and
-        ``[]`` when nothing did.
+        count) or :meth:`invalidate`; otherwise the zones whose content changed plus, while
+        a laid card slides, the areas it left and now covers; ``[]`` when nothing changed.
         """
         box = Letterbox.fit(surface.get_size())
         if box.content.width <= 0 or box.content.height <= 0:
             return []
         zones, layout = self._zones(now_ns)
+        moving = self._moving(zones)
+        frame = self._canvas.get_rect()
         if box != self._box or layout != self._layout:
             self._canvas.fill(BACKGROUND)
             self._drawn = {}
             for name, (rect, spec) in zones.items():
                 self._paint_zone(rect, spec)
                 self._drawn[name] = spec
+            self._paint_moving(moving)
             surface.fill(BLACK)
             if box.content.size == self._size:
                 surface.blit(self._canvas, box.content)
@@ -254,13 +258,24 @@ class TableScene:
                 scaled = pygame.transform.smoothscale(self._canvas, box.content.size)
                 surface.blit(scaled, box.content)
             self._box, self._layout = box, layout
+            self._moved = moving[0] if moving else None
             return [surface.get_rect()]
-        dirty: list[pygame.Rect] = []
+        stale = self._moved
+        if stale is not None:  # where the sliding card was: background until zones repaint
+            self._canvas.fill(BACKGROUND, stale)
+        changed: list[pygame.Rect] = []
         for name, (rect, spec) in zones.items():
-            if self._drawn.get(name) == spec:
+            if self._drawn.get(name) == spec and (stale is None or not rect.colliderect(stale)):
                 continue
             self._paint_zone(rect, spec)
             self._drawn[name] = spec
+            changed.append(rect)
+        self._paint_moving(moving)
+        self._moved = moving[0] if moving else None
+        changed += [r for r in (stale, self._moved) if r is not None]
+        dirty: list[pygame.Rect] = []
+        for rect in changed:
+            rect = rect.clip(frame)
             target = box.map_rect(rect)
             if target.width <= 0 or target.height <= 0:
                 continue
@@ -271,6 +286,27 @@ class TableScene:
                 surface.blit(part, target)
             dirty.append(target)
         return dirty
+
+    def _moving(self, zones: Zones) -> tuple[pygame.Rect, CardSpec, pygame.Rect] | None:
+        """The sliding card now: (the logical area it covers, clipped to the frame, its
+        spec, its zone rect), or ``None`` when no card slides."""
+        entry = zones.get("card")
+        if entry is None:
+            return None
+        rect, spec = entry
+        if not isinstance(spec, CardSpec):
+            return None
+        area = spec.moving_rect(rect)
+        if area is None:
+            return None
+        area = area.clip(self._canvas.get_rect())
+        return (area, spec, rect) if area.width > 0 and area.height > 0 else None
+
+    def _paint_moving(self, moving: tuple[pygame.Rect, CardSpec, pygame.Rect] | None) -> None:
+        """Paint the sliding card above every zone (clipped only to the frame)."""
+        if moving is not None:
+            _area, spec, rect = moving
+            spec.paint_moving(self._paint, rect)
 
     def _paint_zone(self, rect: pygame.Rect, spec: ZoneSpec) -> None:
         """Fill ``rect`` of the canvas with the background and paint ``spec`` clipped to it."""

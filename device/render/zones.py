@@ -305,6 +305,10 @@ class CardSpec:
     ``game``: ``"riiing"`` or ``"right-on-time"``; ``code``: card code or ``None`` (no card
     yet); ``under``: the card it covers while sliding in, or ``None``; ``offset``: the
     sliding card's offset from its resting place, logical px; ``caption``: words under it.
+
+    While the card slides (``offset`` not ``(0, 0)``) the zone shows only what lies under
+    it and the caption; the scene paints the moving card (:meth:`paint_moving`) above every
+    zone, so it never passes under the condition panel or the caption.
     """
 
     game: str
@@ -315,26 +319,56 @@ class CardSpec:
 
     CARD_H = 520
     """Card height, px (screens.md: >= 360)."""
+    SHADOW = (8, 10)
+    """The card's drop shadow offset, px."""
+
+    @property
+    def sliding(self) -> bool:
+        """The card is on its way to the pile (drawn by :meth:`paint_moving`)."""
+        return self.code is not None and self.offset != (0, 0)
+
+    def rest_rect(self, rect: pygame.Rect) -> pygame.Rect:
+        """Where the card rests in the zone ``rect``."""
+        rest = pygame.Rect(0, 0, round(self.CARD_H * 0.7), self.CARD_H)
+        rest.midtop = (rect.centerx, rect.y + 10)
+        return rest
+
+    def moving_rect(self, rect: pygame.Rect) -> pygame.Rect | None:
+        """The logical area the sliding card and its shadow cover now (it may reach past
+        the zone ``rect`` and the frame), or ``None`` when the card is not sliding."""
+        if not self.sliding:
+            return None
+        card = self.rest_rect(rect).move(self.offset)
+        return card.union(card.move(self.SHADOW))
 
     def _face(self, ctx: Paint, code: str) -> pygame.Surface:
         if self.game == "riiing":
             return ctx.cards.riiing(code, self.CARD_H)
         return ctx.cards.rot(code, self.CARD_H)
 
+    def _card(self, ctx: Paint, code: str, card: pygame.Rect) -> None:
+        """Card ``code`` with its shadow at ``card``."""
+        pygame.draw.rect(ctx.canvas, (8, 10, 14), card.move(self.SHADOW), 0, self.CARD_H // 16)
+        ctx.canvas.blit(self._face(ctx, code), card)
+
     def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
-        """The card (520 px tall, number ink >= 200 px) and its caption (44 px)."""
-        rest = pygame.Rect(0, 0, round(self.CARD_H * 0.7), self.CARD_H)
-        rest.midtop = (rect.centerx, rect.y + 10)
+        """The card (520 px tall, number ink >= 200 px) and its caption (44 px); while it
+        slides, the card it covers instead."""
+        rest = self.rest_rect(rect)
         if self.under is not None:
             ctx.canvas.blit(self._face(ctx, self.under), rest)
-        if self.code is not None:
-            shadow = rest.move(self.offset[0] + 8, self.offset[1] + 10)
-            pygame.draw.rect(ctx.canvas, (8, 10, 14), shadow, 0, self.CARD_H // 16)
-            ctx.canvas.blit(self._face(ctx, self.code), rest.move(self.offset))
-        elif self.under is None:
+        if self.code is not None and not self.sliding:
+            self._card(ctx, self.code, rest)
+        elif self.code is None and self.under is None:
             pygame.draw.rect(ctx.canvas, TEXT_DIM, rest, 6, self.CARD_H // 16)
             ctx.line("no card yet", 52, TEXT_DIM, rest.center, rest.width - 20)
         ctx.line(self.caption, 44, TEXT_DIM, (rect.centerx, rest.bottom + 38), rect.width)
+
+    def paint_moving(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """The sliding card at its offset from its rest in the zone ``rect``, unclipped by
+        the zone (the scene paints it after every zone); nothing when not sliding."""
+        if self.code is not None and self.sliding:
+            self._card(ctx, self.code, self.rest_rect(rect).move(self.offset))
 
 
 @dataclass(frozen=True, slots=True)

@@ -633,6 +633,64 @@ def test_laid_card_slides_onto_the_pile() -> None:
     assert rest == crop(render(laid, t + 10 * S), CARD)
 
 
+def slide_frame(laid: TableModel, at: int) -> tuple[TableScene, pygame.Surface, CardSpec]:
+    """A scene that showed ``riiing()`` (settled), then ``laid`` from ``T0 + 3 s``, drawn
+    incrementally at ``T0 + 3 s + at``; with the card spec of that moment."""
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    scene.set_model(riiing(), T0)
+    scene.draw(surface, T0 + 3 * S)
+    t = T0 + 3 * S
+    scene.set_model(laid, t)
+    scene.draw(surface, t + at)
+    spec = scene._zones(t + at)[0]["card"][1]
+    assert isinstance(spec, CardSpec)
+    return scene, surface, spec
+
+
+@pytest.mark.parametrize(
+    ("counts", "over"),
+    [((7, 5, 5, 3), COND), ((7, 5, 7, 3), pygame.Rect(CARD.x, 650, CARD.width, 110))],
+    ids=["from_the_right_over_the_condition", "from_the_pile_over_the_caption"],
+)
+def test_sliding_card_is_drawn_above_the_condition_and_caption(
+    counts: tuple[int, ...], over: pygame.Rect, tmp_path: Path
+) -> None:
+    """The laid card sliding in is drawn whole above every zone it crosses: where it
+    covers the condition panel (a right-column seat laid) or the LAST CARD caption (a
+    card from the draw pile), the frame shows the card's face."""
+    laid = riiing(rv(hand_counts=counts, to_move=3, last_card="8C/E", condition="E"))
+    for at in (0, anim.SLIDE_NS // 4):
+        _scene, surface, spec = slide_frame(laid, at)
+        save(surface, tmp_path, f"slide_{at}")
+        card = spec.rest_rect(CARD).move(spec.offset)
+        assert spec.sliding and card.colliderect(over)
+        face = CardPainter(Typesetter()).riiing("8C/E", CardSpec.CARD_H)
+        inner = card.inflate(-60, -60).clip(surface.get_rect())
+        expected = pygame.Surface(inner.size)
+        expected.blit(face, (card.x - inner.x, card.y - inner.y))
+        assert crop(surface, inner) == crop(expected, expected.get_rect())
+
+
+def test_after_a_slide_the_frame_equals_a_fresh_drawing() -> None:
+    """Drawing every frame of slides from the right, the left and the pile leaves no trace
+    of the moving card: the settled frame equals a fresh scene's drawing."""
+    for counts in ((7, 5, 5, 3), (6, 5, 6, 3), (7, 5, 7, 3)):
+        laid = riiing(rv(hand_counts=counts, to_move=3, last_card="8C/E", condition="E"))
+        scene, surface, _spec = slide_frame(laid, 0)
+        t = T0 + 3 * S
+        now = t
+        while (nxt := scene.next_frame_ns(now)) is not None and nxt <= t + 3 * S:
+            now = nxt
+            scene.draw(surface, now)
+        scene.draw(surface, t + 3 * S)
+        fresh = TableScene()
+        fresh.set_model(laid, t)
+        expected = pygame.Surface(FULL)
+        fresh.draw(expected, t + 3 * S)
+        assert crop(surface, surface.get_rect()) == crop(expected, expected.get_rect()), counts
+
+
 def test_without_motion_every_frame_is_settled() -> None:
     """motion=False (headless PNGs): a change shows its settled picture at once, no frames."""
     scene = TableScene(motion=False)
