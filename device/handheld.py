@@ -49,6 +49,9 @@ PROMPT_CHARS = 21
 """About how many characters the prompt line holds (screens.md); the renderer cuts the
 rest, so prompts are written to fit."""
 
+NEW_GAME_LINE = "SEL: new game"
+"""The game-over banner's way on: SELECT (or BACK) on any handheld returns to the lobby."""
+
 SYMBOL_WORDS = {"A": "ALARM", "S": "SOAP", "C": "COFFEE", "T": "TOAST", "P": "PHONE"}
 """Riiing! symbol letters as the words people read (RI-1.1)."""
 
@@ -835,16 +838,15 @@ class HandUI:
         if self._phase == "gameover" or (view is not None and view.winner is not None):
             winner = view.winner if view is not None else None
             if winner is None:
-                banner: tuple[str, ...] = ("GAME OVER",)
-                prompt = "Game over"
+                headline, prompt = "GAME OVER", "Game over"
             elif winner == self.seat:
-                banner, prompt = ("YOU WIN!",), "You win!"
+                headline, prompt = "YOU WIN!", "You win!"
             else:
-                banner, prompt = (f"SEAT {winner + 1}", "WINS"), f"{seat_word(winner)} wins"
+                headline, prompt = f"SEAT {winner + 1} WINS", f"{seat_word(winner)} wins"
             return HandScreenModel(
                 label,
                 "GAME OVER",
-                banner=banner,
+                banner=(headline, NEW_GAME_LINE),
                 prompt=self._message or prompt,
                 alert=self._alert,
             )

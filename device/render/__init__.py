@@ -6,8 +6,8 @@
   built from :mod:`~device.render.layout` (zones, letterbox), :mod:`~device.render.zones`
   (what each zone shows and how it is painted), :mod:`~device.render.cards`,
   :mod:`~device.render.icons` (shape-coded symbols), :mod:`~device.render.text`,
-  :mod:`~device.render.anim` (animation timing) and :mod:`~device.render.palette`
-  (Okabe-Ito colours).
+  :mod:`~device.render.anim` (animation timing), :mod:`~device.render.palette`
+  (Okabe-Ito colours) and :mod:`~device.render.cache` (surface caches bounded by bytes).
 - :mod:`device.render.hand`: the 128x64 hand screens (PIL).
 
 Importing this package imports nothing heavy; each module imports what it needs.

@@ -232,15 +232,17 @@ def test_wakeup_prompt_asks_for_a_slap() -> None:
 
 
 def test_gameover_names_the_winner() -> None:
-    """Game over shows "Seat 3 wins" (seat 2, counted from 1) or "You win!"."""
+    """Game over shows "Seat 3 wins" (seat 2, counted from 1) or "You win!", and says
+    SELECT starts a new game."""
     ui = HandUI(0, "riiing")
     ui.show("gameover", rview(["3S/E"], [], seat=0, winner=2, to_move=None))
     assert ui.screen().prompt == "Seat 3 wins"
-    assert ui.screen().banner == ("SEAT 3", "WINS")
+    assert ui.screen().banner == ("SEAT 3 WINS", "SEL: new game")
     assert ui.key(S) is None
     me = HandUI(2, "right-on-time")
     me.show("gameover", tview([], [], seat=2, winner=2, to_move=None))
     assert me.screen().prompt == "You win!"
+    assert me.screen().banner == ("YOU WIN!", "SEL: new game")
 
 
 def test_show_message_is_shown_and_back_clears_it() -> None:
