@@ -368,6 +368,7 @@ class TableScene:
         titles = {"riiing": "RIIING!", "right-on-time": "RIGHT ON TIME"}
         title = "partytable" if m.phase == "lobby" else titles.get(m.game, m.game.upper())
         right = ""
+        right_colour = TEXT_DIM
         v = m.view
         if m.phase == "wakeup":
             right = "WAKE-UP RACE"
@@ -377,9 +378,10 @@ class TableScene:
             right = f"Round {v.round}  |  {v.target_points} points win"
         elif isinstance(v, RiiingView) and m.phase == "play" and v.window is not None:
             right = "SLAP NOW!"  # the turn waits while a window is open (RI-6.2)
+            right_colour = YELLOW
         elif isinstance(v, RiiingView) and m.phase == "play" and v.to_move is not None:
             right = f"{self._name(v.to_move)} to play"
-        return TopSpec(title, YELLOW, m.last_event, right)
+        return TopSpec(title, YELLOW, m.last_event, right, right_colour)
 
     def _seat_spec(self, m: TableModel, index: int, inner: str, now_ns: int) -> SeatSpec:
         badge = m.seats[index] if index < len(m.seats) else SeatBadge(index, f"Seat {index + 1}")

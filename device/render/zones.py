@@ -102,12 +102,13 @@ def _panel(ctx: Paint, rect: pygame.Rect, colour: Colour, radius: int = 24) -> N
 @dataclass(frozen=True, slots=True)
 class TopSpec:
     """Top strip: ``title`` (game) in ``title_colour``, the last ``event``, and ``right``
-    (round and target, or whose turn)."""
+    (round and target, whose turn, or SLAP NOW! during a window) in ``right_colour``."""
 
     title: str
     title_colour: Colour
     event: str
     right: str
+    right_colour: Colour = TEXT_DIM
 
     EVENT_MIN = 48
     """Smallest event text, px (screens.md: top strip >= 48 px)."""
@@ -154,7 +155,7 @@ class TopSpec:
         if draw:
             ctx.canvas.blit(title, title.get_rect(midleft=(rect.x + 28, cy)))
         if self.right:
-            r = ctx.text.fit(self.right, right_px, TEXT_DIM, 560, 48)
+            r = ctx.text.fit(self.right, right_px, self.right_colour, 560, 48)
             if draw:
                 ctx.canvas.blit(r, r.get_rect(midright=(right_edge, cy)))
             right_edge -= r.get_width() + gap

@@ -447,7 +447,7 @@ def test_open_window_top_strip_says_slap_now() -> None:
     scene.set_model(riiing(rv(condition="*C", window="C", to_move=0),
                            deadline_ns=T0 + 8 * S), T0)
     top = scene._zones(T0)[0]["top"][1]
-    assert top.right == "SLAP NOW!"  # type: ignore[union-attr]
+    assert top.right == "SLAP NOW!" and top.right_colour == YELLOW  # type: ignore[union-attr]
     scene.set_model(riiing(rv(to_move=0)), T0 + S)
     assert scene._zones(T0 + S)[0]["top"][1].right == "Seat 1 to play"  # type: ignore[union-attr]
 
