@@ -162,9 +162,9 @@ class TopSpec:
         return left, right_edge
 
     def _two_lines(self, ctx: Paint, room: int) -> tuple[list[str], bool]:
-        """The event in two lines for ``room`` px at 48 px: split at the " · " that
-        balances the lines best when both halves fit, else wrapped at spaces; and whether
-        the whole event fits (else the last line is cut with "...")."""
+        """The event in two lines for ``room`` px at 48 px, split where the two lines are
+        most even: at a " · " if such a split fits, else at a space; and whether the
+        whole event fits (else it is wrapped and its last line cut with "...")."""
         parts = self.event.split(" · ")
         splits = [
             (" · ".join(parts[:i]), " · ".join(parts[i:])) for i in range(1, len(parts))
@@ -172,11 +172,20 @@ class TopSpec:
         fitting = [
             s for s in splits if all(ctx.text.width(p, self.EVENT_MIN) <= room for p in s)
         ]
+        if not fitting:  # no " · " split fits: split at the space that balances best
+            words = self.event.split()
+            splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
+            fitting = [
+                s for s in splits
+                if all(ctx.text.width(p, self.EVENT_MIN) <= room for p in s)
+            ]
         if fitting:
-            first, second = min(fitting, key=lambda s: abs(len(s[0]) - len(s[1])))
+            first, second = min(
+                fitting,
+                key=lambda s: max(ctx.text.width(p, self.EVENT_MIN) for p in s),
+            )
             return [first, second], True
-        lines = ctx.text.wrap(self.event, self.EVENT_MIN, room, 2)
-        return lines, " ".join(lines).split() == self.event.split()
+        return ctx.text.wrap(self.event, self.EVENT_MIN, room, 2), False
 
 
 @dataclass(frozen=True, slots=True)
