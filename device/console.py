@@ -495,6 +495,22 @@ class Console:
         if self.banner == "Game resumed where it stopped":
             self.banner = ""
 
+    def abandon(self, now_ns: int) -> None:
+        """End the game being played without a winner and return to the lobby; the journal
+        records it, so it is not resumed later."""
+        if self.phase not in ("play", "wakeup"):
+            return
+        if self.journal is not None:
+            try:
+                self.journal.append(DecisionRecord("gameover", {"winner": None,
+                                                               "abandoned": True}))
+            except OSError as err:
+                log.error("journal append failed (%s)", err)
+            self.journal.close()
+            self.journal = None
+        log.info("game abandoned; back to the lobby")
+        self.enter_lobby(now_ns)
+
     def _wakeup_timeout(self, now_ns: int) -> None:
         if self.phase == "wakeup":
             self.arbiter.window_closed(now_ns)

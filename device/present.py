@@ -97,6 +97,7 @@ class SimPresenter(TablePresenter):
         self._font: pygame.font.Font | None = None
         self._keymap: tuple[str, ...] = ()
         self._active: int | None = None
+        self._hand_count = 0
 
     def set_active_seat(self, seat: int | None) -> None:
         """Highlight the handheld the simulator's arrow keys drive now."""
@@ -139,7 +140,8 @@ class SimPresenter(TablePresenter):
             self.scene.invalidate()
         rects = [r.move(table.topleft) for r in self.scene.draw(self.table_surface(), now_ns)]
         changed = self.draw_hands(hands)
-        if changed or force:
+        if changed or force or len(hands) != self._hand_count:
+            self._hand_count = len(hands)
             rects.append(self._blit_hands(hands_rect, len(hands)))
         if force:
             self._draw_keymap(keys, model.keymap)

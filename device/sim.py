@@ -8,7 +8,8 @@ Keys (drawn in the window):
   the key's release is the button's release.
 - LEFT/RIGHT, ENTER, BACKSPACE: the handheld of the seat whose input is expected
   (hot-seat: the seat to move; in the lobby and on the results screen any seat).
-- TAB: drive the next seat's handheld by hand; ESC or closing the window: quit.
+- TAB: drive the next seat's handheld by hand; DELETE: end the game, back to the lobby;
+  ESC or closing the window: quit (an unfinished game resumes at the next start).
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ KEYMAP = (
     "Enter handheld: select",
     "Bksp  handheld: back",
     "Tab   next handheld",
-    "Esc   quit",
+    "Del   end game, lobby",
+    "Esc   quit (game resumes",
+    "      at the next start)",
     "",
     "Lobby: < > pick a row,",
     "Enter change, START",
@@ -84,6 +87,9 @@ class SimConsole(Console):
                 edge(self.slap_factory, SIM_SLAP_PINS[digit], event.down, event.t_ns)
             return
         if not event.down:
+            return
+        if event.key == pygame.K_DELETE:
+            self.abandon(event.t_ns)
             return
         if event.key == pygame.K_TAB:
             current = self.active_seat()

@@ -81,6 +81,10 @@ def _position_args(
         with open(args[0], encoding="utf-8") as fh:
             game, pos = _read_position(fh, args[0])
         return game, pos, list(args[1:])
+    if args and (args[0].endswith(".json") or os.path.isdir(args[0])):
+        # an action never looks like this: the word was meant as a position file
+        what = "is a folder" if os.path.isdir(args[0]) else "no such position file"
+        raise NotationError(f"{args[0]}: {what}")
     if args and stdin.isatty():
         # nobody is piping a position in: the first word was meant as a file
         raise NotationError(f"{args[0]}: no such position file (and no position on stdin)")

@@ -391,3 +391,17 @@ def test_a_finished_or_unreadable_journal_opens_the_lobby(
     console, *_ = make_console(display, ("human", "human"), state_dir=tmp_path,
                                skip_lobby=False, resume=True)
     assert console.phase == "lobby"
+
+
+def test_an_abandoned_game_goes_to_the_lobby_and_is_not_resumed(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """Ending a game by hand returns to the lobby; the next start does not resume it."""
+    console, *_ = make_console(display, ("computer", "computer"), state_dir=tmp_path)
+    while console.record is not None and len(console.record.actions) < 3:
+        console.step()
+    console.abandon(console.clock.now_ns())
+    assert console.phase == "lobby"
+    again, *_ = make_console(display, ("human", "human"), state_dir=tmp_path,
+                             skip_lobby=False, resume=True)
+    assert again.phase == "lobby"
