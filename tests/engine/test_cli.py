@@ -214,3 +214,9 @@ def test_closed_stdout_ends_play_quietly() -> None:
     )
     assert done.stdout.count("\n") == 1
     assert "Traceback" not in done.stderr and "Error" not in done.stderr
+
+
+def test_a_missing_json_file_or_a_folder_is_named(tmp_path: Path) -> None:
+    """`legal nope.json` and `legal <folder>` name the word, even with stdin not a terminal."""
+    assert_one_error_line(cli("legal", str(tmp_path / "nope.json")), "nope.json", "no such")
+    assert_one_error_line(cli("apply", str(tmp_path), "draw"), str(tmp_path), "folder")
