@@ -244,7 +244,10 @@ class TableScene:
         zones, layout = self._zones(now_ns)
         moving = self._moving(zones)
         frame = self._canvas.get_rect()
-        if box != self._box or layout != self._layout:
+        # Scaled targets: smoothscale of separate rects bleeds the sliding card's edge into
+        # the pixel next to a rect; when the slide ends, one full repaint leaves no trace.
+        slide_ended = self._moved is not None and moving is None and box.content.size != self._size
+        if box != self._box or layout != self._layout or slide_ended:
             self._canvas.fill(BACKGROUND)
             self._drawn = {}
             for name, (rect, spec) in zones.items():

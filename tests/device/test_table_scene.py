@@ -896,3 +896,37 @@ def test_card_faces_are_shared_across_backs_and_bounded() -> None:
     held = sum(surface_bytes(f) for f in {id(f): f for f in faces}.values())
     assert held > CARD_CACHE_BYTES  # more than the budget was drawn...
     assert painter.cached_bytes <= CARD_CACHE_BYTES  # ...but only the budget is kept
+
+
+def test_after_a_slide_a_scaled_frame_keeps_no_trace() -> None:
+    """On a scaled target (the simulator's 1322x744 part of its window) the end of a slide
+    repaints the whole frame once, so no 1-px line of the card's border stays between the
+    laying seat's badge and the pile (a tester saw them above Seat 1's badge)."""
+    size = (1322, 744)
+    base = riiing()
+    counts = list(base.view.hand_counts)
+    counts[0] -= 1  # seat 0 (left side) laid the card
+    laid = riiing(rv(hand_counts=tuple(counts), to_move=1, last_card="8C/E", condition="E"))
+    scene = TableScene()
+    surface = pygame.Surface(size)
+    scene.set_model(base, T0)
+    scene.draw(surface, T0)
+    t = T0 + 3 * S
+    scene.set_model(laid, t)
+    now, full_repaints = t, 0
+    while (nxt := scene.next_frame_ns(now)) is not None and nxt <= t + 3 * S:
+        now = nxt
+        if scene.draw(surface, now) == [surface.get_rect()]:
+            full_repaints += 1
+    assert full_repaints == 1
+    fresh = TableScene()
+    fresh.set_model(laid, now)
+    expected = pygame.Surface(size)
+    fresh.draw(expected, now)
+    gap = pygame.Rect(215, 120, 40, 120)  # between Seat 1's badge and the pile
+    worst = max(
+        max(abs(a - b) for a, b in zip(surface.get_at((x, y)), expected.get_at((x, y)),
+                                       strict=True))
+        for x in range(gap.left, gap.right) for y in range(gap.top, gap.bottom)
+    )
+    assert worst <= 30  # smoothscale rounding (~16), never a card-border line (50+)
