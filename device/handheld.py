@@ -388,6 +388,8 @@ class HandUI:
         if old_cursor_id in ids:
             self._cursor = ids.index(old_cursor_id)
         self._cursor = max(0, min(self._cursor, len(ids) - 1))
+        if changed and view is not None and view.legal == ("draw",) and ids:
+            self._cursor = len(ids) - 1  # nothing can be laid: start on the DRAW tile
         self._scroll()
 
     def notice(self, text: str) -> None:

@@ -622,10 +622,11 @@ def test_rot_bonus_swap() -> None:
 
 
 def test_rot_draw_when_no_lay() -> None:
-    """With no lay the only tile to choose is +1 (draw); it is confirmed (RT-5.1)."""
+    """With no lay the only tile to choose is +1 (draw), where the cursor starts; the card
+    is refused with a reason; the draw is confirmed (RT-5.1)."""
     ui = HandUI(0, "right-on-time")
     ui.show("play", tview(["2"], ["draw"], top_value=6))
-    assert ui.key(S) is None
+    assert press(ui, [L, S]) == [None, None]
     assert ui.screen().prompt == "No: no lay, DRAW"
     assert press(ui, [R, S]) == [None, None]
     assert ui.screen().prompt == "DRAW a card? SEL"
@@ -756,3 +757,17 @@ def test_engine_views_are_exactly_reachable(game: str, seed: int) -> None:
                 checked += 1
         pos, _ = engine.apply(pos, rng.choice(engine.legal(pos)))
     assert checked > 0
+
+
+def test_with_nothing_playable_the_cursor_starts_on_draw() -> None:
+    """Riiing!: when the only legal action is `draw` (RI-4.2) the cursor starts on the DRAW
+    tile, so one SELECT draws (a tester had to press RIGHT eight times)."""
+    from engine.riiing.view import RiiingView
+
+    hand = ("1S/O", "2C/E", "3T/>", "1A/<", "2S/~", "3C/=", "1T/O", "2A/E")
+    view = RiiingView(seats=2, seat=0, hand=hand, hand_counts=(8, 5), draw_count=10,
+                      discard_count=3, condition=">", last_card="9C/E", to_move=0,
+                      demand=None, phones=0, window=None, winner=None, legal=("draw",))
+    ui = HandUI(0, "riiing")
+    ui.show("play", view)
+    assert ui.key(Key.SELECT) == "draw"
