@@ -74,7 +74,8 @@ class Tile:
     - ``label``: the big text (``"7"``, ``"!"``, ``"J"``; ``"+1"`` / ``"+2"`` / ``"+?"`` on an
       action tile: cards it gets); may be empty when the glyph says it all (a Riiing! Phone)
     - ``glyph``: a Riiing! symbol letter drawn as a shape (``"A"``, ``"S"``, ``"C"``, ``"T"``,
-      ``"P"``), ``"deck"`` (the draw pile: a draw tile, a Ziehen!), ``"you"`` (a Du bist!) or
+      ``"P"``), ``"deck"`` (the draw pile: a draw tile), ``"pull"`` (a Ziehen!: an arrow into a
+      card), ``"you"`` (a Du bist!) or
       ``None``
     - ``tag``: small text on the card (``"1-7"`` on a Joker, ``"=0"`` on Zurück auf Null),
       the action of an action tile (``"draw"``, ``"take"``;
@@ -284,7 +285,7 @@ def _rot_face(code: str) -> tuple[str, str | None, str]:
     if code[:1] == "D":
         return code[1:], "you", ""
     if code[:1] == "Z":
-        return code[1:], "deck", ""
+        return code[1:], "pull", ""
     return code, None, ""
 
 

@@ -135,7 +135,21 @@ GLYPHS: dict[str, tuple[str, ...]] = {
         "......#####",
         "...........",
     ),
-    # the draw pile: three stacked cards (a DRAW tile; Ziehen! "draw!")
+    # Ziehen! ("draw!"): an arrow down into a card, unlike the DRAW tile's stacked cards
+    "pull": (
+        "....###....",
+        "....###....",
+        "....###....",
+        "..#######..",
+        "...#####...",
+        "....###....",
+        ".....#.....",
+        "###########",
+        "#.........#",
+        "#.........#",
+        "###########",
+    ),
+    # the draw pile: three stacked cards (a DRAW tile)
     "deck": (
         "....#######",
         "....#.....#",
@@ -366,7 +380,7 @@ def _tile(draw: ImageDraw.ImageDraw, x: int, tile: Tile, cursor: bool) -> None:
         _centred(draw, cx, top + 20, tile.label, size, ink)
         return
     if tile.glyph is not None:
-        if tile.label and tile.glyph in ("you", "deck"):  # Du bist! / Ziehen!
+        if tile.label and tile.glyph in ("you", "pull"):  # Du bist! / Ziehen!
             _centred(draw, cx, top + 4, tile.label, 20, ink)
             draw_glyph(draw, cx - GLYPH_SIZE // 2, top + 22, tile.glyph, ink)
         elif tile.label:

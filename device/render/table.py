@@ -471,9 +471,9 @@ class TableScene:
                 seat_colour(seat),
             )
         elif v.window is not None:
-            name = SYMBOL_NAMES.get(v.window, v.window)
+            name = SYMBOL_SHORT.get(v.window, v.window)
             pile = PileSpec(
-                v.draw_count, "RIIING!", f"first to slap drops every {name} card", v.window
+                v.draw_count, "RIIING!", f"first slap drops every {name}", v.window
                 if v.window in SYMBOL_NAMES else None, None, YELLOW,
             )
         elif v.demand is not None:

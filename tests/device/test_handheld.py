@@ -771,3 +771,14 @@ def test_with_nothing_playable_the_cursor_starts_on_draw() -> None:
     ui = HandUI(0, "riiing")
     ui.show("play", view)
     assert ui.key(Key.SELECT) == "draw"
+
+
+def test_ziehen_and_the_draw_tile_have_different_glyphs() -> None:
+    """On the OLED a Ziehen! card and the DRAW (+1) tile differ in shape (a tester misread
+    one for the other)."""
+    ui = HandUI(0, "right-on-time")
+    ui.show("play", tview(["Z3", "2"], ["draw"], top_value=7))
+    tiles = ui.screen().tiles
+    ziehen = next(t for t in tiles if t.kind == "card" and t.label == "3")
+    draw_tile = next(t for t in tiles if t.kind == "action")
+    assert ziehen.glyph != draw_tile.glyph
