@@ -176,6 +176,7 @@ class Console:
         self.deadline_ns: int | None = None
         self.slap_shown: tuple[int, int] | None = None
         self.results: tuple[str, ...] = ()
+        self.headline = ""
         self.game: Game[Any, Any, Any] = get_game(choices.game)
         self.pos: Any = None
         self.bots: dict[Seat, Bot[Any, Any]] = {}
@@ -669,20 +670,22 @@ class Console:
         if "scores" in data:
             self.record.scores = list(data["scores"])
             self.record.rounds = int(data.get("round", 0))
-        lines = [f"{seat_name(winner)} WINS!" if winner is not None else "Game over"]
+        headline = f"{seat_name(winner)} WINS!" if winner is not None else "Game over"
+        lines: list[str] = []  # the table draws the headline itself, from the view
         if self.record.scores is not None:
             pts = "  ".join(f"S{i + 1}: {p}" for i, p in enumerate(self.record.scores))
             lines.append(f"Rounds: {self.record.rounds}   Points: {pts}")
         for i, s in enumerate(self.record.slaps, 1):
             what = "wake-up race" if s.race == "wakeup" else f"RIIING! #{i}"
             lines.append(f"{what}: {seat_name(s.seat)} in {s.ms:.0f} ms")
-        self.results = tuple(lines[:12])
+        self.results = tuple(lines[:11])
+        self.headline = headline
         if self.journal is not None:
             self.journal.append(DecisionRecord("gameover", {"winner": winner}))
             self.journal.close()
             self.journal = None
         self.last_event = "Game over"
-        log.info("game over: %s (%s)", lines[0], reason)
+        log.info("game over: %s (%s)", headline, reason)
         self.game_seed += 1
         self._show_hands()
         if self.timing.gameover_ns > 0:
@@ -709,7 +712,7 @@ class Console:
             view = self.game.view(self.pos, seat) if self.pos is not None else None
             message = ""
             if self.phase == "gameover":
-                message = self.results[0] if self.results else "Game over"
+                message = self.headline
             elif self.phase == "wakeup":
                 kinds = self.lobby.choices.kinds
                 message = "SLAP to start!" if kinds[seat] == "human" else "computer"
