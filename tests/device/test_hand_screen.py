@@ -4,13 +4,13 @@ of the cursor, playable bars, header, pickers, prompt; frames sent only on chang
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from luma.core.device import dummy  # type: ignore[import-untyped]
 from PIL import Image
+from view_builders import rview, tview
 
 from device.handheld import HandScreenModel, HandUI, Key, Picker, Tile
 from device.render.hand import (
@@ -33,8 +33,6 @@ from device.render.hand import (
     word_gap,
 )
 from engine import get_game
-from engine.right_on_time.view import RightOnTimeView
-from engine.riiing.view import RiiingView
 
 L, R, S, B = Key.LEFT, Key.RIGHT, Key.SELECT, Key.BACK
 
@@ -83,52 +81,6 @@ def bar(i: int) -> tuple[int, int, int, int]:
 def save(image: Image.Image, path: Path) -> None:
     """Save ``image`` scaled up 4x (NEAREST) for a person to look at."""
     image.convert("L").resize((WIDTH * 4, HEIGHT * 4), Image.Resampling.NEAREST).save(path)
-
-
-def rview(hand: Sequence[str], legal: Iterable[str], **kw: Any) -> RiiingView:
-    """A Riiing! view of seat 2 of 4, seat 2 to move, condition ``>`` on a 6."""
-    fields: dict[str, Any] = dict(
-        seats=4,
-        seat=2,
-        hand=tuple(hand),
-        hand_counts=(5, 6, len(hand), 4),
-        draw_count=30,
-        discard_count=5,
-        condition=">",
-        last_card="6T/<",
-        to_move=2,
-        demand=None,
-        phones=0,
-        window=None,
-        winner=None,
-        legal=tuple(sorted(legal)),
-    )
-    fields.update(kw)
-    return RiiingView(**fields)
-
-
-def tview(hand: Sequence[str], legal: Iterable[str], top_value: int = 4) -> RightOnTimeView:
-    """A Right on Time view of seat 0 of 3, seat 0 to move."""
-    return RightOnTimeView(
-        seats=3,
-        seat=0,
-        hand=tuple(hand),
-        bonus=(),
-        hand_counts=(len(hand), 3, 3),
-        bonus_counts=(0, 0, 0),
-        shown=((), (), ()),
-        draw_count=10,
-        discard_count=3,
-        top=str(top_value),
-        top_value=top_value,
-        round=1,
-        scores=(0, 0, 0),
-        target_points=3,
-        out=(),
-        to_move=0,
-        winner=None,
-        legal=tuple(sorted(legal)),
-    )
 
 
 RHAND = ("7C/>", "3S/E", "!T/~", "9A/<", "P/{2,5,8}", "8T/O", "2C/=")

@@ -8,9 +8,9 @@ import itertools
 import random
 from collections import deque
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import pytest
+from view_builders import rview, tview
 
 from device.handheld import (
     VISIBLE_TILES,
@@ -21,69 +21,12 @@ from device.handheld import (
     rot_tokens,
 )
 from engine import get_game
-from engine.right_on_time.view import RightOnTimeView
 from engine.riiing.view import RiiingView
 
 L, R, S, B = Key.LEFT, Key.RIGHT, Key.SELECT, Key.BACK
 
 
 # --- view builders ---------------------------------------------------------------------------
-
-
-def rview(hand: Sequence[str], legal: Iterable[str], **kw: Any) -> RiiingView:
-    """A Riiing! view of seat 2 of 4, seat 2 to move, condition ``>`` on a 6."""
-    fields: dict[str, Any] = dict(
-        seats=4,
-        seat=2,
-        hand=tuple(hand),
-        hand_counts=(5, 6, len(hand), 4),
-        draw_count=30,
-        discard_count=5,
-        condition=">",
-        last_card="6T/<",
-        to_move=2,
-        demand=None,
-        phones=0,
-        window=None,
-        winner=None,
-        legal=tuple(sorted(legal)),
-    )
-    fields.update(kw)
-    return RiiingView(**fields)
-
-
-def tview(
-    hand: Sequence[str],
-    legal: Iterable[str],
-    top_value: int | None = 4,
-    seats: int = 3,
-    seat: int = 0,
-    bonus: Sequence[str] = (),
-    **kw: Any,
-) -> RightOnTimeView:
-    """A Right on Time view of ``seat``, that seat to move, top value ``top_value``."""
-    fields: dict[str, Any] = dict(
-        seats=seats,
-        seat=seat,
-        hand=tuple(hand),
-        bonus=tuple(bonus),
-        hand_counts=tuple(len(hand) if s == seat else 3 for s in range(seats)),
-        bonus_counts=tuple(len(bonus) if s == seat else 0 for s in range(seats)),
-        shown=tuple(() for _ in range(seats)),
-        draw_count=10,
-        discard_count=3,
-        top=None if top_value is None else str(top_value),
-        top_value=top_value,
-        round=1,
-        scores=tuple(0 for _ in range(seats)),
-        target_points=3,
-        out=(),
-        to_move=seat,
-        winner=None,
-        legal=tuple(sorted(set(legal))),
-    )
-    fields.update(kw)
-    return RightOnTimeView(**fields)
 
 
 def press(ui: HandUI, keys: Iterable[Key]) -> list[str | None]:
@@ -762,7 +705,6 @@ def test_engine_views_are_exactly_reachable(game: str, seed: int) -> None:
 def test_with_nothing_playable_the_cursor_starts_on_draw() -> None:
     """Riiing!: when the only legal action is `draw` (RI-4.2) the cursor starts on the DRAW
     tile, so one SELECT draws (a tester had to press RIGHT eight times)."""
-    from engine.riiing.view import RiiingView
 
     hand = ("1S/O", "2C/E", "3T/>", "1A/<", "2S/~", "3C/=", "1T/O", "2A/E")
     view = RiiingView(seats=2, seat=0, hand=hand, hand_counts=(8, 5), draw_count=10,
