@@ -603,7 +603,10 @@ class Console:
             self.arbiter.window_closed(now_ns)
             to_move = table.to_move
             if to_move in self.bots:
-                self._game_timer(now_ns + self.timing.bot_move_ns, self._bot_move, "bot")
+                # after a round ends (RT-2.4) give people time to read who won it
+                pause = 3 if any(e.kind == "round" for e in events) else 1
+                self._game_timer(now_ns + pause * self.timing.bot_move_ns, self._bot_move,
+                                 "bot")
         self._show_hands()
 
     def _window_flipped(self, t0_ns: int) -> None:
