@@ -33,7 +33,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.right_on_time.cards import RotCard
 from engine.right_on_time.view import RightOnTimeView
+from engine.riiing.cards import RiiingCard
 from engine.riiing.view import RiiingView
 
 GAMES = ("riiing", "right-on-time")
@@ -144,25 +146,10 @@ def seat_word(seat: int) -> str:
 # --- Riiing! card reading -------------------------------------------------------------------
 
 
-def riiing_front(code: str) -> str:
-    """The front of a Riiing! card code: ``"7C/>"`` -> ``"7C"`` (notation: FRONT/BACK)."""
-    return code.split("/", 1)[0]
-
-
-def riiing_number(front: str) -> int | None:
-    """The number of a Riiing! front (``"7C"`` -> 7) or ``None`` (demand card, Phone;
-    RI-1.4)."""
-    return int(front[:-1]) if len(front) >= 2 and front[:-1].isdigit() else None
-
-
-def riiing_symbol(front: str) -> str | None:
-    """The symbol letter of a Riiing! front: ``"7C"`` -> ``"C"``, ``"!T"`` -> ``"T"``,
-    ``"P"`` -> ``"P"`` (the phone, RI-1.4); ``None`` for an unreadable front."""
-    if front == "P":
-        return "P"
-    if front[-1:] in "ASCT" and front[-1:]:
-        return front[-1]
-    return None
+def riiing_glyph(card: RiiingCard) -> str:
+    """The glyph of a Riiing! card's symbol: ``"A" "S" "C" "T"``, or ``"P"`` for the
+    Phone, whose symbol is its own (RI-1.4)."""
+    return card.symbol or "P"
 
 
 def riiing_condition(view: RiiingView) -> str:
@@ -178,15 +165,13 @@ def riiing_condition(view: RiiingView) -> str:
     if view.phones:
         return f"PHONE x{view.phones}"
     cond = view.condition
-    last = riiing_front(view.last_card)
+    last = RiiingCard.parse(view.last_card)
     if cond is None:
         return "ANY"
-    if cond in (">", "<", "="):
-        n = riiing_number(last)
-        return "ANY" if n is None else f"{cond} {n}"
+    if cond in (">", "<", "="):  # open after a card with no number (RI-3.4)
+        return "ANY" if last.number is None else f"{cond} {last.number}"
     if cond == "~":
-        sym = riiing_symbol(last)
-        return "ANY" if sym in (None, "P") else "~" + SYMBOL_WORDS[sym or "P"]
+        return "ANY" if last.symbol is None else "~" + SYMBOL_WORDS[last.symbol]
     if cond == "E":
         return "EVEN"
     if cond == "O":
@@ -264,15 +249,10 @@ def rot_tokens(text: str) -> tuple[Token, ...] | None:
 
 
 def rot_value(code: str) -> int | None:
-    """The value of a Right on Time hand card (RT-1.3): ``"5"`` -> 5, ``"D3"`` -> 3,
-    ``"N"`` -> 0; ``None`` for a Joker (its value is declared when laid)."""
-    if code.isdigit():
-        return int(code)
-    if code == "N":
-        return 0
-    if code[:1] in ("D", "Z") and code[1:].isdigit():
-        return int(code[1:])
-    return None
+    """The value of a Right on Time hand card (RT-1.3, read by the engine's ``RotCard``):
+    ``"5"`` -> 5, ``"D3"`` -> 3, ``"N"`` -> 0; ``None`` for a Joker (its value is declared
+    when laid) or no card (``""``)."""
+    return RotCard.parse(code).value if code else None
 
 
 def _rot_face(code: str) -> tuple[str, str | None, str]:
@@ -442,11 +422,11 @@ class HandUI:
     def _riiing_tiles(self, view: RiiingView) -> list[Tile]:
         tiles: list[Tile] = []
         for code in view.hand:
-            front = riiing_front(code)
-            number = riiing_number(front)
-            label = str(number) if number is not None else ("!" if front[:1] == "!" else "")
+            card = RiiingCard.parse(code)
+            label = str(card.number) if card.number is not None else (
+                "!" if card.kind == "demand" else "")
             tiles.append(
-                Tile("card", label, riiing_symbol(front), playable=f"play {code}" in view.legal)
+                Tile("card", label, riiing_glyph(card), playable=f"play {code}" in view.legal)
             )
         if "draw" in view.legal:
             # under a demand the seat draws until the demanded symbol comes (RI-5.3)
