@@ -25,8 +25,9 @@ from device.events import EventQueue, Quit, Redraw
 from device.handheld import HandUI, Key
 from device.journal import ActionRecord, DecisionRecord, Journal, JournalHeader, write_atomic
 from device.lobby import GAME_OPTIONS, Lobby, LobbyChoices
-from device.narrate import narrate, seat_name
+from device.narrate import narrate
 from device.render.model import SeatBadge, TableModel
+from device.words import seat_name
 from drivers.clock import Clock
 from drivers.keys import KeyPress
 from drivers.slap import Press, Release

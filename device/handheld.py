@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from device.words import SYMBOL_WORDS, seat_name
 from engine.right_on_time.cards import RotCard
 from engine.right_on_time.view import RightOnTimeView
 from engine.riiing.cards import RiiingCard
@@ -53,9 +54,6 @@ rest, so prompts are written to fit."""
 
 NEW_GAME_LINE = "SEL: new game"
 """The game-over banner's way on: SELECT (or BACK) on any handheld returns to the lobby."""
-
-SYMBOL_WORDS = {"A": "ALARM", "S": "SOAP", "C": "COFFEE", "T": "TOAST", "P": "PHONE"}
-"""Riiing! symbol letters as the words people read (RI-1.1)."""
 
 
 class Key(enum.Enum):
@@ -136,11 +134,6 @@ class HandScreenModel:
     banner: tuple[str, ...] = ()
     prompt: str = ""
     alert: bool = False
-
-
-def seat_word(seat: int) -> str:
-    """A seat as people count it: ``seat_word(2) == "Seat 3"``."""
-    return f"Seat {seat + 1}"
 
 
 # --- Riiing! card reading -------------------------------------------------------------------
@@ -438,11 +431,11 @@ class HandUI:
 
     def _riiing_prompt(self, view: RiiingView, tiles: Sequence[Tile]) -> str:
         if view.winner is not None:
-            return "You win!" if view.winner == self.seat else f"{seat_word(view.winner)} wins"
+            return "You win!" if view.winner == self.seat else f"{seat_name(view.winner)} wins"
         if view.window is not None:
             return f"SLAP: drop all {SYMBOL_WORDS.get(view.window, view.window)}"
         if view.to_move != self.seat:
-            return f"{seat_word(view.to_move)} to play" if view.to_move is not None else ""
+            return f"{seat_name(view.to_move)} to play" if view.to_move is not None else ""
         if self._pending:
             return "Sent..."
         tile = tiles[self._cursor] if tiles else None
@@ -666,11 +659,11 @@ class HandUI:
 
     def _rot_prompt(self, view: RightOnTimeView, tiles: Sequence[Tile]) -> str:
         if view.winner is not None:
-            return "You win!" if view.winner == self.seat else f"{seat_word(view.winner)} wins"
+            return "You win!" if view.winner == self.seat else f"{seat_name(view.winner)} wins"
         if not self._is_my_turn():
             if self.seat in view.out:
                 return "You are out: wait"
-            return f"{seat_word(view.to_move)} to play" if view.to_move is not None else ""
+            return f"{seat_name(view.to_move)} to play" if view.to_move is not None else ""
         if self._pending:
             return "Sent..."
         prefix = self._prefix()
@@ -806,7 +799,7 @@ class HandUI:
             return HandScreenModel(
                 label,
                 title,
-                banner=(seat_word(self.seat).upper(),),
+                banner=(seat_name(self.seat).upper(),),
                 prompt=self._message or "< > move  SEL change",
                 alert=self._alert,
             )
@@ -825,7 +818,7 @@ class HandUI:
             elif winner == self.seat:
                 headline, prompt = "YOU WIN!", "You win!"
             else:
-                headline, prompt = f"SEAT {winner + 1} WINS", f"{seat_word(winner)} wins"
+                headline, prompt = f"SEAT {winner + 1} WINS", f"{seat_name(winner)} wins"
             return HandScreenModel(
                 label,
                 "GAME OVER",

@@ -20,6 +20,7 @@ from device.events import FakeQueue
 from device.lobby import GAME_TITLES, LobbyChoices
 from device.main import dump_summary, timing_of
 from device.present import FrameRecorder, TablePresenter
+from device.words import seat_name
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.table_display import TableDisplay
@@ -80,7 +81,7 @@ def run_headless(args: argparse.Namespace) -> int:
                                          timing_of(args))
             summaries.append(summary)
             winner = summary["winner"]
-            shown = f"Seat {winner + 1}" if winner is not None else "nobody"
+            shown = seat_name(winner) if winner is not None else "nobody"
             print(f"{GAME_TITLES[game]}: {summary['actions']} actions, winner {shown}, "
                   f"{summary['frames']} frames in {args.out / game}/")
         dump_summary(args.out / "summary.json", {"seed": args.seed, "games": summaries})

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from device.render.model import LobbyModel
+from device.words import seat_name
 
 GAME_TITLES = {"riiing": "Riiing!", "right-on-time": "Right on Time"}
 KINDS = ("human", "computer")
@@ -139,9 +140,9 @@ class Lobby:
         c = self.choices
         rows = [("game", "Game", GAME_TITLES[c.game]), ("seats", "Seats", str(len(c.kinds)))]
         for i, kind in enumerate(c.kinds):
-            rows.append((f"kind:{i}", f"Seat {i + 1}", kind))
+            rows.append((f"kind:{i}", seat_name(i), kind))
         if c.game == "right-on-time":
-            rows.append(("first", "Opens (oldest)", f"Seat {c.first + 1}"))
+            rows.append(("first", "Opens (oldest)", seat_name(c.first)))
         values = c.game_options()
         for opt in GAME_OPTIONS[c.game]:
             v = values[opt.name]

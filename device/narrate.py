@@ -10,26 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 
+from device.words import SYMBOL_WORDS, seat_name
 from engine.core import Event
-
-SYMBOL_WORDS = {"A": "ALARM", "S": "SOAP", "C": "COFFEE", "T": "TOAST", "P": "PHONE"}
-"""Riiing! symbol letters as the words people read (RI-1.1)."""
-
-
-def seat_name(seat: int) -> str:
-    """``"Seat 3"`` for seat index 2: people count from 1."""
-    return f"Seat {seat + 1}"
+from engine.riiing.cards import RiiingCard
 
 
 def riiing_card_words(code: str) -> str:
-    """A Riiing! front in words: ``"7C/>"`` -> ``"7 COFFEE"``, ``"!T/E"`` -> ``"TOAST!"``,
-    ``"P/{1,4,7}"`` -> ``"PHONE"`` (RI-1.1)."""
-    front = code.split("/", 1)[0]
-    if front == "P":
-        return "PHONE"
-    if front.startswith("!"):
-        return SYMBOL_WORDS.get(front[1:], front) + "!"
-    return f"{front[:-1]} {SYMBOL_WORDS.get(front[-1:], front[-1:])}"
+    """A Riiing! card's front in words (RI-1.1, read by the engine's ``RiiingCard``):
+    ``"7C/>"`` -> ``"7 COFFEE"``, ``"!T/E"`` -> ``"TOAST!"``, ``"P/{1,4,7}"`` -> ``"PHONE"``."""
+    card = RiiingCard.parse(code)
+    if card.symbol is None:
+        return SYMBOL_WORDS["P"]
+    if card.number is None:
+        return SYMBOL_WORDS[card.symbol] + "!"
+    return f"{card.number} {SYMBOL_WORDS[card.symbol]}"
 
 
 def _count(n: int, word: str) -> str:

@@ -24,6 +24,7 @@ from device.handheld import HandUI
 from device.render.hand import HandScreen
 from device.render.model import TableModel
 from device.render.table import TableScene
+from device.words import seat_name
 from drivers.table_display import TableDisplay
 
 
@@ -165,7 +166,7 @@ class SimPresenter(TablePresenter):
         for seat, screen in enumerate(self.screens[:count]):
             image = screen.device.image.convert("RGB") if hasattr(screen.device, "image") \
                 else None
-            label = f"Seat {seat + 1}" + ("  < keys" if seat == self._active else "")
+            label = seat_name(seat) + ("  < keys" if seat == self._active else "")
             colour = (255, 220, 90) if seat == self._active else (200, 200, 200)
             surface.blit(font.render(label, True, colour), (x, area.y + 4))
             oled = pygame.Rect(x, area.y + LABEL_H, int(128 * scale), int(64 * scale))

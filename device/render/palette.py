@@ -7,6 +7,8 @@ The contrast helpers follow WCAG 2.x (relative luminance, contrast ratio 1.0-21.
 
 from __future__ import annotations
 
+from device.words import SYMBOL_WORDS
+
 Colour = tuple[int, int, int]
 """An opaque RGB colour, each channel 0-255."""
 
@@ -49,15 +51,9 @@ SYMBOL_NAMES: dict[str, str] = {
 }
 """Riiing! symbol code -> the word shown beside it."""
 
-SYMBOL_SHORT: dict[str, str] = {
-    "A": "ALARM",
-    "S": "SOAP",
-    "C": "COFFEE",
-    "T": "TOAST",
-    "P": "PHONE",
-}
-"""Riiing! symbol code -> one word for tight lines ("play ALARM or draw"), as the hand
-screens say it."""
+SYMBOL_SHORT: dict[str, str] = SYMBOL_WORDS
+"""Riiing! symbol code -> one word for tight lines ("play ALARM or draw"), the same word
+the hand screens and the event line use (``device.words``)."""
 
 # Surfaces of the table display.
 BACKGROUND: Colour = (22, 26, 34)

@@ -68,6 +68,7 @@ from device.render.zones import (
     WakeSpec,
     ZoneSpec,
 )
+from device.words import seat_name
 from engine.right_on_time.view import RightOnTimeView
 from engine.riiing.view import RiiingView
 
@@ -365,7 +366,7 @@ class TableScene:
             for badge in m.seats:
                 if badge.seat == seat:
                     return badge.name
-        return f"Seat {seat + 1}"
+        return seat_name(seat)
 
     def _top_spec(self, m: TableModel) -> TopSpec:
         titles = {"riiing": "RIIING!", "right-on-time": "RIGHT ON TIME"}
@@ -387,7 +388,7 @@ class TableScene:
         return TopSpec(title, YELLOW, m.last_event, right, right_colour)
 
     def _seat_spec(self, m: TableModel, index: int, inner: str, now_ns: int) -> SeatSpec:
-        badge = m.seats[index] if index < len(m.seats) else SeatBadge(index, f"Seat {index + 1}")
+        badge = m.seats[index] if index < len(m.seats) else SeatBadge(index, seat_name(index))
         seat = badge.seat
         v = m.view
         colour = seat_colour(seat)
