@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import random
 
-from bench import playout_rate
+from bench import checked_playout, playout_rate
 from engine.riiing import HeuristicBot, RandomBot, RiiingGame
 from engine.riiing._fast import FastState, random_playout
 
@@ -30,13 +30,7 @@ GAME = RiiingGame()
 
 def _checked_game(seed: int) -> int:
     """One random game through the checked public API; returns its number of actions."""
-    rng = random.Random(seed)
-    pos = GAME.new(SEATS, seed)
-    actions = 0
-    while pos.winner is None:
-        pos, _events = GAME.apply(pos, rng.choice(GAME.legal(pos)))
-        actions += 1
-    return actions
+    return checked_playout(GAME, SEATS, seed)
 
 
 def _fast_game(seed: int) -> int:

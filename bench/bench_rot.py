@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import random
 
-from bench import playout_rate
+from bench import checked_playout, playout_rate
 from engine.core import Bot
 from engine.right_on_time import HeuristicBot, RandomBot, RightOnTimeGame
 
@@ -32,13 +32,7 @@ GAME = RightOnTimeGame()
 
 def _checked_match(seed: int) -> int:
     """One random match through the checked public API; returns its number of actions."""
-    rng = random.Random(seed)
-    pos = GAME.new(SEATS, seed)
-    actions = 0
-    while pos.winner is None:
-        pos, _events = GAME.apply(pos, rng.choice(GAME.legal(pos)))
-        actions += 1
-    return actions
+    return checked_playout(GAME, SEATS, seed)
 
 
 def _fast_match(seed: int) -> int:
