@@ -76,6 +76,10 @@ class Presenter(Protocol):
     def next_frame_ns(self, now_ns: int) -> int | None:
         """The next animation frame's deadline, or ``None``."""
 
+    @property
+    def unplugged(self) -> set[int]:
+        """Seats whose handheld display failed on its last frame."""
+
 
 @dataclass
 class SlapRecord:
@@ -726,7 +730,12 @@ class Console:
         """The table display's model at ``now_ns`` (public information only)."""
         kinds = self.record.kinds if self.record and self.phase != "lobby" \
             else self.lobby.choices.kinds
-        seats = tuple(SeatBadge(i, seat_name(i), k) for i, k in enumerate(kinds))
+        unplugged = self.presenter.unplugged
+        seats = tuple(SeatBadge(i, seat_name(i), k, connected=i not in unplugged)
+                      for i, k in enumerate(kinds))
+        notes = [self.banner] if self.banner else []
+        notes += [f"{seat_name(s)} handheld unplugged: plug it back in." for s in sorted(unplugged)]
+        banner = " ".join(notes)
         view = self.game.view(self.pos, None) if self.pos is not None else None
         lobby = None
         if self.phase == "lobby":
@@ -740,7 +749,7 @@ class Console:
             deadline_ns=self.deadline_ns,
             slap=self.slap_shown,
             results=self.results,
-            banner=self.banner,
+            banner=banner,
             lobby=lobby,
             keymap=self.keymap,
         )

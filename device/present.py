@@ -14,6 +14,7 @@ after the flip (``drivers.table_display.TableDisplay.update``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,10 @@ from device.render.hand import HandScreen
 from device.render.model import TableModel
 from device.render.table import TableScene
 from device.words import seat_name
+from drivers.errors import DriverError
 from drivers.table_display import TableDisplay
+
+log = logging.getLogger("partytable")
 
 
 class TablePresenter:
@@ -39,6 +43,8 @@ class TablePresenter:
     ) -> None:
         self.display = display
         self.scene = TableScene(motion=motion)
+        self.unplugged: set[int] = set()
+        """Seats whose hand screen failed on its last try (see :meth:`draw_hands`)."""
         self.screens = [HandScreen(d) for d in hand_devices]
         self._model: TableModel | None = None
 
@@ -51,10 +57,22 @@ class TablePresenter:
         return self.display.surface
 
     def draw_hands(self, hands: Sequence[HandUI]) -> list[int]:
-        """Send each seat's hand screen if it changed; returns the seats redrawn."""
+        """Send each seat's hand screen if it changed; returns the seats redrawn.
+
+        A handheld whose display fails (``DriverError``: unplugged, bus error) is listed
+        in :attr:`unplugged` and retried on the next frame; the other seats and the table
+        are drawn as usual, so the game goes on."""
         changed = []
         for seat, (ui, screen) in enumerate(zip(hands, self.screens, strict=False)):
-            if screen.render(ui.screen()):
+            try:
+                sent = screen.render(ui.screen())
+            except DriverError as err:
+                if seat not in self.unplugged:
+                    log.warning("%s", err)
+                self.unplugged.add(seat)
+                continue
+            self.unplugged.discard(seat)
+            if sent:
                 changed.append(seat)
         return changed
 
@@ -239,3 +257,8 @@ class FrameRecorder:
     def next_frame_ns(self, now_ns: int) -> int | None:
         """Never an animation deadline: headless games do not wait for animations."""
         return None
+
+    @property
+    def unplugged(self) -> set[int]:
+        """The wrapped presenter's failing hand screens."""
+        return self.inner.unplugged

@@ -405,3 +405,50 @@ def test_an_abandoned_game_goes_to_the_lobby_and_is_not_resumed(
     again, *_ = make_console(display, ("human", "human"), state_dir=tmp_path,
                              skip_lobby=False, resume=True)
     assert again.phase == "lobby"
+
+
+class _FlakyOled:
+    """A luma dummy OLED whose bus fails while ``unplugged`` is True, as an I2C handheld
+    whose cable was pulled (errno 121, Remote I/O error)."""
+
+    def __init__(self) -> None:
+        from luma.core.device import dummy
+
+        self.inner = dummy(width=128, height=64, mode="1")
+        self.unplugged = False
+        self.width, self.height, self.mode = 128, 64, "1"
+        self.size = (128, 64)
+
+    def display(self, image: Any) -> None:
+        if self.unplugged:
+            raise OSError(121, "Remote I/O error")
+        self.inner.display(image)
+
+
+def test_an_unplugged_handheld_never_stops_the_game(display: TableDisplay) -> None:
+    """A hand screen whose bus fails is marked unplugged on the TV (badge and banner); the
+    game goes on for everyone; plugged back in, the mark goes and the screen is redrawn."""
+    from drivers.hand_display import ChangedOnly
+
+    console, clock, _queue, done = make_console(display, ("computer", "computer", "computer"))
+    assert isinstance(console.presenter, TablePresenter)
+    flaky = _FlakyOled()
+    console.presenter.set_hand_devices(
+        [console.presenter.screens[0].device, ChangedOnly(flaky, seat=1, name="OLED"),
+         console.presenter.screens[2].device])
+    flaky.unplugged = True
+    while console.record is not None and len(console.record.actions) < 5:
+        console.step()
+    model = console.model(clock.now_ns())
+    assert model.seats[1].connected is False and model.seats[0].connected is True
+    assert "Seat 2 handheld unplugged" in model.banner
+    flaky.unplugged = False
+    before = len(console.record.actions)
+    while len(console.record.actions) < before + 2:
+        console.step()
+    model = console.model(clock.now_ns())
+    assert model.seats[1].connected and "unplugged" not in model.banner
+    assert flaky.inner.image.getbbox() is not None  # the seat's hand was drawn again
+    while not done:
+        console.step()
+    assert done[0].winner is not None
