@@ -112,6 +112,8 @@ def _cmd_legal(ns: argparse.Namespace, stdin: TextIO) -> Iterator[str]:
 
 def _cmd_apply(ns: argparse.Namespace, stdin: TextIO) -> Iterator[str]:
     game, pos, rest = _position_args(ns.args, stdin)
+    if not rest:
+        raise NotationError("apply: no action given (apply [POSITION] ACTION...)")
     for text in rest:
         pos, _events = game.apply(pos, game.parse_action(text))
     yield _dump(game, pos)

@@ -220,3 +220,10 @@ def test_a_missing_json_file_or_a_folder_is_named(tmp_path: Path) -> None:
     """`legal nope.json` and `legal <folder>` name the word, even with stdin not a terminal."""
     assert_one_error_line(cli("legal", str(tmp_path / "nope.json")), "nope.json", "no such")
     assert_one_error_line(cli("apply", str(tmp_path), "draw"), str(tmp_path), "folder")
+
+
+def test_apply_without_an_action_is_a_usage_error(tmp_path: Path) -> None:
+    """`apply pos.json` with no action is exit 2 and one line, not a silent echo."""
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(EXAMPLE_1))
+    assert_one_error_line(cli("apply", str(path)), "no action")
