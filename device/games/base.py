@@ -1,0 +1,137 @@
+"""The device side of one game: everything the console needs to know about it.
+
+Games plug into the device as variants plug into python-chess's board: one
+:class:`GamePlugin` subclass per game, in its own folder under ``device/games/``, found
+through the registry of ``device.games``.  The console, the lobby, the presenter and the
+renderers ask the plugin; they never ask which game is being played.
+
+A plugin answers three kinds of question:
+
+- **flow** (the game flow, the session and the slap race): the title, the lobby's option
+  rows, whether the game opens with a wake-up race (RI-2.3) and has slap windows, whether a
+  slap window is open in a position and for how long, the action a slap, a timeout or a
+  false slap becomes (asked of the engine, never re-derived), how long computer players wait
+  after an action, the narration of an action's events, the results lines;
+- **hands**: a :class:`device.hand_ui.HandComposer` for one seat (what its 128x64 screen
+  shows and what its four keys do);
+- **table**: the zones of the table display that belong to this game and its card faces
+  (``device.render``).
+
+Positions and views are the engine's own values (``engine.core.Game``); the plugin is the
+only device code that reads their game-specific fields.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, ClassVar
+
+from engine import get_game
+from engine.core import EngineError, Event, Game, Seat
+
+S = 1_000_000_000
+"""Nanoseconds per second."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionChoice:
+    """A lobby row for one rule option: engine option ``name``, ``label`` people read,
+    the ``values`` offered (the first is the lobby's default) and the rule id."""
+
+    name: str
+    label: str
+    values: tuple[int | bool, ...]
+    rule: str
+
+
+class GamePlugin(ABC):
+    """One game as the device sees it; subclasses live in ``device/games/<game>/``.
+
+    Class attributes: ``name`` (the engine registry name, also the key in the journal and
+    ``lobby.json``), ``title`` (what the lobby and logs say, e.g. ``"Riiing!"``),
+    ``lobby_options`` (the option rows the lobby offers; other options keep their engine
+    defaults), ``wakeup_race`` (the game opens with the wake-up race of RI-2.3: the first
+    person to slap moves first; otherwise the lobby's ``first`` seat opens, RT-2.3) and
+    ``has_slaps`` (slap buttons matter during play: windows and false slaps).
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    lobby_options: ClassVar[tuple[OptionChoice, ...]] = ()
+    wakeup_race: ClassVar[bool] = False
+    has_slaps: ClassVar[bool] = False
+
+    @cached_property
+    def engine(self) -> Game[Any, Any, Any]:
+        """The engine's rules object for this game (``engine.get_game(name)``)."""
+        return get_game(self.name)
+
+    # ------------------------------------------------------------------ flow
+    def window_open(self, pos: Any) -> bool:
+        """True while a slap window is open in ``pos`` (RI-6.2): only slaps and the
+        device's timeout are legal then.  Default: the game has no windows."""
+        return False
+
+    def window_ns(self, pos: Any) -> int:
+        """How long the open window in ``pos`` lasts before the device times it out, in ns
+        (RI-6.4's ``slap_timeout_s``).  Only asked while :meth:`window_open`."""
+        return 8 * S
+
+    def slap_action(self, seat: Seat) -> str:
+        """The action text that gives ``seat`` the open window (RI-6.3)."""
+        return f"slap {seat}"
+
+    def timeout_action(self) -> str:
+        """The action text the device applies when nobody slapped in time (RI-6.4)."""
+        return "timeout"
+
+    def false_slap_action(self, pos: Any, seat: Seat) -> str | None:
+        """The action a press of ``seat`` outside any window becomes in ``pos``, or
+        ``None`` when the rules make it no action (RI-6.5: option 0).  Asks the engine:
+        the action is returned only if the engine's checked ``apply`` accepts it."""
+        text = f"falseslap {seat}"
+        try:
+            self.engine.apply(pos, self.engine.parse_action(text))
+        except EngineError:
+            return None
+        return text
+
+    def pause_after(self, events: Sequence[Event]) -> int:
+        """How many computer-move delays to wait after an action with ``events`` before a
+        computer player moves (1; more where people need time to read the TV, e.g. after
+        a round ends)."""
+        return 1
+
+    @abstractmethod
+    def narrate(self, events: Sequence[Event]) -> str | None:
+        """One line for the table's top strip telling what an action did (public
+        information only), or ``None`` when nothing has words."""
+
+    def results(self, pos: Any) -> tuple[str, ...]:
+        """Lines for the game-over screen beyond the winner and the slap times (e.g. the
+        rounds and points of a match); default none."""
+        return ()
+
+    def summary(self, pos: Any) -> dict[str, Any]:
+        """Extra fields for ``summary.json`` of a finished game (e.g. ``rounds``,
+        ``scores``); default none."""
+        return {}
+
+    def to_move(self, pos: Any) -> Seat | None:
+        """The seat whose move the game waits for in ``pos`` (``None``: nobody's, e.g. a
+        window is open or the game is over)."""
+        seat = self.engine.view(pos, None).to_move
+        return None if seat is None else int(seat)
+
+    def seats(self, pos: Any) -> int:
+        """How many seats ``pos`` has."""
+        return int(self.engine.view(pos, None).seats)
+
+    # ------------------------------------------------------------------ screens
+    @abstractmethod
+    def hand(self, seat: Seat) -> Any:
+        """A new hand composer for ``seat`` (``device.hand_ui.HandComposer``): the
+        seat's screen model and what its keys do."""
