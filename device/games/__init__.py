@@ -7,8 +7,8 @@
 from __future__ import annotations
 
 from device.games.base import GamePlugin, OptionChoice
-from device.games.riiing import RiiingPlugin
 from device.games.right_on_time import RightOnTimePlugin
+from device.games.riiing import RiiingPlugin
 
 PLUGINS: dict[str, GamePlugin] = {p.name: p for p in (RiiingPlugin(), RightOnTimePlugin())}
 """Engine game name -> plugin, in the order the lobby offers them."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from device.games.base import S, GamePlugin, OptionChoice
+from device.games.base import GamePlugin, OptionChoice, S
 from engine.core import Event, Seat
 
 
