@@ -1,8 +1,9 @@
 """Slap arbitration: which seat slapped a RIIING! reverse first, fairly.
 
 Implements architecture "Slap arbitration" 1-7 for RI-6.3 (the first seat to slap wins the
-window), RI-6.5 (a slap while no window is open is a false slap) and the wake-up race of
-RI-2.3 (only human seats can win it).  Pure: no I/O, no clock reads, no threads.  Every time
+window), RI-6.5 (a slap while no window is open is a false slap; losing slappers in a window
+are not punished), RI-6.6 (a new window can open right after a resolution) and the wake-up
+race of RI-2.3 (only human seats can win it).  Pure: no I/O, no clock reads, no threads.  Every time
 is an ``int`` of CLOCK_MONOTONIC nanoseconds handed in by the caller:
 
 - a press's ``t_ns`` is the edge's own timestamp (the kernel's edge time on gpiozero's lgpio
@@ -18,6 +19,12 @@ How the device loop drives one window (the loop owns the arbiter; one thread)::
     d = arb.poll(now)                   # after handling the events of one wake-up
     ...wait(arb.next_deadline_ns())...  # block until the settle time (or a stuck check) ends
     arb.window_closed(now)              # `slap s` or `timeout` was applied
+    for entry in arb.drain_log(): ...   # decisions and notes for the journal (describe())
+
+Closing a window right after its decision is correct: the presses of the seats that lost
+the race, read after the close, are :attr:`Verdict.LOSING` (rule 2), and a new window may be
+opened at once (RI-6.6, rule 3).  The wake-up race is closed the same way when the game
+begins.
 
 Input: debounced edges, as :class:`drivers.slap.SlapButtons` posts them (presses and
 releases of a seat alternate; a bounce burst is one press, stamped with its first edge,
@@ -27,19 +34,34 @@ Rules, in the order ``press`` applies them:
 
 1. A seat reported stuck (held down longer than ``stuck_ns``, default 3 s) is ignored until
    :meth:`SlapArbiter.release` is called for it (:attr:`Verdict.STUCK`).
-2. With no engine window open: a press whose timestamp lies inside a window that has closed
-   since is ignored (:attr:`Verdict.LATE`: its callback arrived late); any other press is a
-   false slap (:attr:`Verdict.FALSE_SLAP`: the device applies the engine's ``falseslap s``
-   when a game is being played and the option allows it, RI-6.5).
+2. With no engine window open, a press is judged against the recently closed windows:
+
+   - stamped inside one of them (its callback arrived late): from before its flip,
+     :attr:`Verdict.LATE`; from an eligible seat no later than the winning edge, also
+     :attr:`Verdict.LATE`, with a ``"late"`` :class:`ButtonNote` carrying the margin by which
+     it was earlier (the settle time was too short for it); after the winning edge,
+     :attr:`Verdict.LOSING` (RI-6.5: a losing slapper); inside a window closed by
+     ``timeout`` (no decision), :attr:`Verdict.LATE`;
+   - stamped less than ``grace_ns`` (default :data:`GRACE_NS`, 1 s) after a close: the
+     seat slapped at the reverse that was just resolved, after the winner (or just after
+     the timeout): :attr:`Verdict.LOSING`, never a false slap (RI-6.5);
+   - anything else is a false slap (:attr:`Verdict.FALSE_SLAP`: the device applies the
+     engine's ``falseslap s`` when a game is being played and the option allows it).
 3. With an engine window open: a press from before the window opened is ignored
    (:attr:`Verdict.EARLY`), one from before the flip too (:attr:`Verdict.BEFORE_FLIP`: the
-   reverse was not visible yet).  Only a fresh press edge with ``t_ns >= t0`` from an
-   eligible seat counts (:attr:`Verdict.CONTENDER`); a held button makes no fresh edge.
+   reverse was not visible yet).  A press stamped within ``grace_ns`` of a previous close
+   and less than ``reaction_floor_ns`` (default :data:`REACTION_FLOOR_NS`, 100 ms) after
+   this flip cannot be a reaction to this reverse: it belongs to the previous window
+   (:attr:`Verdict.LOSING`, RI-6.6).  Otherwise only a fresh press edge with
+   ``t_ns >= t0`` from an eligible seat counts (:attr:`Verdict.CONTENDER`); a held button
+   makes no fresh edge.
 4. The first contender starts the settle time (``settle_ns``, default 5 ms, on the loop
    clock) so callbacks from other lines and threads arrive; when it has passed, ``poll``
    decides: the earliest timestamp wins, even one that arrived later than another seat's.
    Equal timestamps are a tie broken by the injected device RNG (``rng.randrange``); the
-   draw is in the decision and its log entry so a replay is exact (architecture 7).
+   draw is in the decision and its log entry so a replay is exact (architecture 7).  A
+   press read after the decision is :attr:`Verdict.DECIDED`; if its edge was no later than
+   the winner's it is logged as a ``"late"`` note with its margin (rule 2).
 """
 
 from __future__ import annotations
@@ -60,8 +82,37 @@ SETTLE_NS = 5_000_000
 STUCK_NS = 3_000_000_000
 """Default hold time after which a button is reported stuck: 3 s (architecture 5)."""
 
+GRACE_NS = 1_000_000_000
+"""Default grace period after a window closes: 1 s (RI-6.5, RI-6.6).
+
+A press stamped less than this after a close is a losing slapper's (:attr:`Verdict.LOSING`),
+never a false slap.  Why 1 s: the window closes a settle time (5 ms) after the winner's
+press is read, so every other seat's slap at the same reverse lands after the close by the
+difference between its reaction and the winner's.  Simple visual reaction times of adults
+are about 0.2-0.3 s, so 1 s leaves room for a loser several times slower than the winner;
+by then the table has shown the result ("Seat 2 slapped in 212 ms") for a while, so a slap
+after that is a new decision, which RI-6.5 may punish.  A longer grace forgives more real
+false slaps right after a resolution; a shorter one punishes slow losers.  Configurable per
+arbiter (``grace_ns``), like ``settle_ns``.
+"""
+
+REACTION_FLOOR_NS = 100_000_000
+"""Default reaction floor: 100 ms, the fastest a person reacts to what a screen shows (RI-6.6).
+
+The sprint false-start rule (World Athletics: a reaction under 0.100 s after the gun, as
+the starting blocks measure it, is a false start) puts the limit of human reaction to a
+stimulus at 100 ms.  A press that comes sooner than this after a window's flip, and within
+:data:`GRACE_NS` of the previous window's close, is not a reaction to the new reverse but a
+late slap at the previous one: it is :attr:`Verdict.LOSING` and never a contender.
+Configurable per arbiter (``reaction_floor_ns``).
+"""
+
 CLOSED_WINDOWS_KEPT = 8
-"""How many closed windows are remembered to recognise a late callback (rule 2)."""
+"""How many closed windows are remembered to recognise a late callback or a losing slapper
+(rule 2).  One window lasts at least a frame and the grace period is 1 s, so 8 is ample."""
+
+MS = 1_000_000
+"""Nanoseconds per millisecond (for the one-line descriptions)."""
 
 
 class SlapPress(Protocol):
@@ -85,11 +136,16 @@ class Verdict(Enum):
     """What :meth:`SlapArbiter.press` made of one press; ``reason`` is one line for logs.
 
     Only :attr:`CONTENDER` can win; only :attr:`FALSE_SLAP` asks the device to act
-    (apply ``falseslap s``, RI-6.5).  Every other verdict means: ignore this press.
+    (apply ``falseslap s``, RI-6.5).  Every other verdict means: ignore this press
+    (:attr:`LOSING` included: losing slappers are not punished, RI-6.5).
     """
 
     CONTENDER = "a fresh press inside the window: the decision follows the settle time"
     FALSE_SLAP = "slapped while no window was open: false slap (RI-6.5)"
+    LOSING = (
+        "slapped after the winner (or just after the timeout) at a reverse already "
+        "resolved: a losing slapper, not punished (RI-6.5, RI-6.6)"
+    )
     EARLY = "pressed before this window opened: ignored"
     BEFORE_FLIP = "pressed before the reverse was on the screen: ignored"
     LATE = "pressed during a window that has closed since (late callback): ignored"
@@ -143,6 +199,16 @@ class SlapDecision:
         """The seats that shared the winning timestamp, ascending (one seat if no tie)."""
         return tuple(sorted(c.seat for c in self.contenders if c.t_ns == self.t_ns))
 
+    def describe(self) -> str:
+        """One line for people (seats counted from 1), e.g. ``"seat 2 slapped first in
+        212 ms (3 slaps)"`` or ``"... (tie of seats 2, 4 drawn by the device RNG)"``."""
+        line = f"seat {self.seat + 1} slapped first in {_ms(self.reaction_ns)} ms"
+        if self.tie:
+            seats = ", ".join(str(s + 1) for s in self.tied)
+            return f"{line} (tie of seats {seats} drawn by the device RNG)"
+        n = len(self.contenders)
+        return f"{line} ({n} slap{'s' if n != 1 else ''})"
+
     def to_json(self) -> dict[str, object]:
         """A JSON-ready object for the journal; :meth:`from_json` reads it back."""
         return {
@@ -190,19 +256,51 @@ class SlapDecision:
 
 @dataclass(frozen=True, slots=True)
 class ButtonNote:
-    """A button event worth the journal and the TV: ``kind`` is ``"stuck"`` (held down
-    longer than the stuck time; ``t_ns`` = when it went down), ``"released"`` (a stuck
-    button was let go; ``t_ns`` = the release edge) or ``"late"`` (a counted press read
-    after the decision with an earlier timestamp than the winner's: the settle time was
-    too short; ``t_ns`` = its edge).  Times are CLOCK_MONOTONIC ns."""
+    """A button event worth the journal and the TV.  ``kind`` is:
+
+    - ``"stuck"``: held down longer than the stuck time; ``t_ns`` = when it went down;
+    - ``"released"``: a stuck button was let go; ``t_ns`` = the release edge;
+    - ``"late"``: a press of an eligible seat read after the decision (the window open or
+      already closed) whose edge ``t_ns`` was no later than the winner's: the settle time
+      was too short for its callback.  ``margin_ns`` = the winner's edge minus ``t_ns``
+      (ns, ``>= 0``; 0 is a tie that arrived late) and ``winner`` = the winning seat; both
+      are ``None`` for the other kinds.
+
+    Times are CLOCK_MONOTONIC ns; seats are 0-based (:meth:`describe` counts from 1).
+    """
 
     kind: str
     seat: Seat
     t_ns: int
+    margin_ns: int | None = None
+    winner: Seat | None = None
 
     def to_json(self) -> dict[str, object]:
-        """A JSON-ready object for the journal."""
-        return {"kind": self.kind, "seat": self.seat, "t_ns": self.t_ns}
+        """A JSON-ready object for the journal: ``kind``, ``seat`` (0-based), ``t_ns``, and
+        for a ``"late"`` note also ``margin_ns`` and ``winner``."""
+        out: dict[str, object] = {"kind": self.kind, "seat": self.seat, "t_ns": self.t_ns}
+        if self.margin_ns is not None:
+            out["margin_ns"] = self.margin_ns
+        if self.winner is not None:
+            out["winner"] = self.winner
+        return out
+
+    def describe(self) -> str:
+        """One line for people (seats counted from 1), e.g. ``"seat 2 was earlier by 10 ms
+        but arrived late (seat 3 won)"`` or ``"seat 1 button stuck (held down too long)"``."""
+        who = f"seat {self.seat + 1}"
+        if self.kind == "stuck":
+            return f"{who} button stuck (held down too long)"
+        if self.kind == "released":
+            return f"{who} button released"
+        if self.kind == "late":
+            won = "" if self.winner is None else f" (seat {self.winner + 1} won)"
+            if self.margin_ns is None:
+                return f"{who} arrived late{won}"
+            if self.margin_ns == 0:
+                return f"{who} tied with the winner but arrived late{won}"
+            return f"{who} was earlier by {_ms(self.margin_ns)} ms but arrived late{won}"
+        return f"{who} button: {self.kind}"
 
 
 LogEntry = SlapDecision | ButtonNote
@@ -222,6 +320,26 @@ class _Button:
     stuck: bool = False
 
 
+def _ms(ns: int) -> str:
+    """``ns`` as milliseconds for people: whole ms from 10 ms up, else one decimal
+    (``10_000_000`` -> ``"10"``, ``400_000`` -> ``"0.4"``, ``1_000_000`` -> ``"1"``)."""
+    if abs(ns) >= 10 * MS:
+        return str(round(ns / MS))
+    return f"{ns / MS:.1f}".removesuffix(".0")
+
+
+@dataclass(frozen=True, slots=True)
+class _Closed:
+    """A window that has closed (times in CLOCK_MONOTONIC ns); ``t0_ns`` is ``None`` if it
+    closed before its flip, ``decision`` if it closed without one (``timeout``)."""
+
+    opened_ns: int
+    closed_ns: int
+    eligible: frozenset[Seat]
+    t0_ns: int | None
+    decision: SlapDecision | None
+
+
 @dataclass
 class _Window:
     """The open engine window (times in CLOCK_MONOTONIC ns)."""
@@ -239,9 +357,10 @@ class SlapArbiter:
 
     ``seats``: how many seats the table has (1..); ``rng``: the device's own seeded
     ``random.Random`` (architecture 7), used only to break ties; ``settle_ns``,
-    ``stuck_ns``: durations in ns (defaults 5 ms, 3 s).  Raises
-    ``ValueError`` for a seat count below 1 or a negative duration.  See the module
-    docstring for the rules and the calling order.
+    ``stuck_ns``, ``grace_ns``, ``reaction_floor_ns``: durations in ns (defaults
+    :data:`SETTLE_NS` 5 ms, :data:`STUCK_NS` 3 s, :data:`GRACE_NS` 1 s,
+    :data:`REACTION_FLOOR_NS` 100 ms).  Raises ``ValueError`` for a seat count below 1 or a
+    negative duration.  See the module docstring for the rules and the calling order.
     """
 
     def __init__(
@@ -251,12 +370,16 @@ class SlapArbiter:
         *,
         settle_ns: int = SETTLE_NS,
         stuck_ns: int = STUCK_NS,
+        grace_ns: int = GRACE_NS,
+        reaction_floor_ns: int = REACTION_FLOOR_NS,
     ) -> None:
         if seats < 1:
             raise ValueError(f"slap arbiter: seats must be at least 1, got {seats}")
         for name, value in (
             ("settle_ns", settle_ns),
             ("stuck_ns", stuck_ns),
+            ("grace_ns", grace_ns),
+            ("reaction_floor_ns", reaction_floor_ns),
         ):
             if value < 0:
                 raise ValueError(f"slap arbiter: {name} must not be negative, got {value}")
@@ -264,9 +387,11 @@ class SlapArbiter:
         self.rng = rng
         self.settle_ns = settle_ns
         self.stuck_ns = stuck_ns
+        self.grace_ns = grace_ns
+        self.reaction_floor_ns = reaction_floor_ns
         self._buttons = [_Button() for _ in range(seats)]
         self._window: _Window | None = None
-        self._closed: deque[tuple[int, int]] = deque(maxlen=CLOSED_WINDOWS_KEPT)
+        self._closed: deque[_Closed] = deque(maxlen=CLOSED_WINDOWS_KEPT)
         self._log: list[LogEntry] = []
 
     # --- state the device reads -------------------------------------------------------
@@ -345,18 +470,17 @@ class SlapArbiter:
         button.down_since_ns = t
         w = self._window
         if w is None:
-            if any(opened <= t < closed for opened, closed in self._closed):
-                return Verdict.LATE
-            return Verdict.FALSE_SLAP
+            return self._judge_closed(seat, t)
         if t < w.opened_ns:
             return Verdict.EARLY
         if w.t0_ns is None or t < w.t0_ns:
             return Verdict.BEFORE_FLIP
+        if self._belongs_to_previous(t, w.t0_ns):
+            return Verdict.LOSING
         if seat not in w.eligible:
             return Verdict.NOT_ELIGIBLE
         if w.decision is not None:
-            if t < w.decision.t_ns:
-                self._log.append(ButtonNote("late", seat, t))
+            self._note_late(seat, t, w.decision)
             return Verdict.DECIDED
         if seat in w.contenders:
             return Verdict.REPEAT
@@ -422,13 +546,16 @@ class SlapArbiter:
 
     def window_closed(self, now_ns: int) -> None:
         """The engine applied ``slap s`` or ``timeout`` at loop time ``now_ns``
-        (CLOCK_MONOTONIC ns): the window is over.  A press stamped inside it and read later
-        is then :attr:`Verdict.LATE`, not a false slap.  With no window open, nothing
-        happens."""
+        (CLOCK_MONOTONIC ns): the window is over.  Call it right after the decision (or the
+        timeout).  A press stamped inside it and read later is then :attr:`Verdict.LATE`
+        (earlier than the winner: logged with its margin) or :attr:`Verdict.LOSING` (after
+        the winner), and one stamped less than ``grace_ns`` after ``now_ns`` is
+        :attr:`Verdict.LOSING`: none of them is a false slap (RI-6.5).  With no window open,
+        nothing happens (and no grace period starts)."""
         w = self._window
         if w is None:
             return
-        self._closed.append((w.opened_ns, now_ns))
+        self._closed.append(_Closed(w.opened_ns, now_ns, w.eligible, w.t0_ns, w.decision))
         self._window = None
 
     def drain_log(self) -> tuple[LogEntry, ...]:
@@ -452,6 +579,39 @@ class SlapArbiter:
         return remade
 
     # --- internals --------------------------------------------------------------------
+
+    def _judge_closed(self, seat: Seat, t: int) -> Verdict:
+        """Rule 2: a press ``t`` (edge, ns) read while no window is open."""
+        for c in reversed(self._closed):
+            if not c.opened_ns <= t < c.closed_ns:
+                continue
+            if c.t0_ns is None or t < c.t0_ns:
+                return Verdict.LATE
+            if self._belongs_to_previous(t, c.t0_ns):
+                return Verdict.LOSING
+            if seat not in c.eligible:
+                return Verdict.NOT_ELIGIBLE
+            if c.decision is None or t <= c.decision.t_ns:
+                if c.decision is not None:
+                    self._note_late(seat, t, c.decision)
+                return Verdict.LATE
+            return Verdict.LOSING
+        if any(c.closed_ns <= t < c.closed_ns + self.grace_ns for c in self._closed):
+            return Verdict.LOSING
+        return Verdict.FALSE_SLAP
+
+    def _belongs_to_previous(self, t: int, t0_ns: int) -> bool:
+        """Rule 3 (RI-6.6): edge ``t`` came sooner than the reaction floor after the flip
+        ``t0_ns`` and within the grace period of an earlier window's close."""
+        return t - t0_ns < self.reaction_floor_ns and any(
+            c.closed_ns <= t < c.closed_ns + self.grace_ns for c in self._closed
+        )
+
+    def _note_late(self, seat: Seat, t: int, decision: SlapDecision) -> None:
+        """Log a ``"late"`` note if edge ``t`` was no later than the winner's (rule 4)."""
+        if t <= decision.t_ns:
+            margin = decision.t_ns - t
+            self._log.append(ButtonNote("late", seat, t, margin_ns=margin, winner=decision.seat))
 
     def _decide(self, contenders: Mapping[Seat, int], t0_ns: int) -> SlapDecision:
         """The earliest timestamp wins; equal timestamps drawn with ``rng.randrange``."""

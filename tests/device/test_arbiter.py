@@ -85,7 +85,8 @@ def test_press_read_after_the_decision_is_ignored_and_logged_as_late() -> None:
     assert decision.seat == 1
     assert arb.press(Press(2, T0 + 299 * MS), T0 + 400 * MS) is Verdict.DECIDED
     assert arb.press(Press(3, T0 + 350 * MS), T0 + 401 * MS) is Verdict.DECIDED
-    assert arb.drain_log() == (decision, ButtonNote("late", 2, T0 + 299 * MS))
+    late = ButtonNote("late", 2, T0 + 299 * MS, margin_ns=MS, winner=1)
+    assert arb.drain_log() == (decision, late)
     assert arb.drain_log() == ()
 
 
@@ -144,16 +145,30 @@ def test_press_before_window_handled_with_no_window_is_false_slap() -> None:
 
 
 def test_press_inside_a_closed_window_read_late_is_ignored() -> None:
-    """A press stamped during a window but read after it closed is LATE; one stamped after
-    the close is a false slap again."""
+    """A press stamped during a window but read after it closed is ignored: LATE if from
+    before the flip or before the winner's edge, LOSING (RI-6.5) if after the winner's."""
     arb = open_window()
     arb.press(Press(0, T0 + 100 * MS), T0 + 101 * MS)
     assert settle(arb).seat == 0
     closed = T0 + 120 * MS
     arb.window_closed(closed)
     assert not arb.window_open and arb.t0_ns is None
-    assert arb.press(Press(2, closed - MS), closed + 2 * MS) is Verdict.LATE
-    assert arb.press(Press(3, closed + MS), closed + 2 * MS) is Verdict.FALSE_SLAP
+    assert arb.press(Press(1, T0 - MS), closed + MS) is Verdict.LATE
+    assert arb.press(Press(2, closed - MS), closed + 2 * MS) is Verdict.LOSING
+    assert arb.press(Press(3, T0 + 90 * MS), closed + 2 * MS) is Verdict.LATE
+
+
+def test_press_after_a_timeout_close_is_judged_like_after_a_decision() -> None:
+    """A window closed by ``timeout`` (no decision): a press stamped inside it read late is
+    LATE with no note; one just after the close is LOSING; after the grace a false slap."""
+    arb = open_window()
+    closed = T0 + 8_000 * MS
+    arb.window_closed(closed)
+    assert arb.press(Press(1, closed - MS), closed + MS) is Verdict.LATE
+    assert arb.press(Press(2, closed + 300 * MS), closed + 301 * MS) is Verdict.LOSING
+    assert arb.drain_log() == ()
+    t = closed + arb.grace_ns
+    assert arb.press(Press(3, t), t + MS) is Verdict.FALSE_SLAP
 
 
 def test_computer_players_cannot_win_the_wake_up_race() -> None:
@@ -263,3 +278,209 @@ def test_decision_from_bad_json_names_the_field() -> None:
         SlapDecision.from_json({**good, "seat": "two"})
     with pytest.raises(ValueError, match="contenders must be a non-empty list"):
         SlapDecision.from_json({**good, "contenders": []})
+
+
+# --- losing slappers after the close (RI-6.5), the next window (RI-6.6), late margins ------
+
+
+def decided_and_closed(arb: SlapArbiter, seat: int, t_ns: int) -> tuple[SlapDecision, int]:
+    """``seat`` presses at edge ``t_ns`` (read 1 ms later); the window is decided at its
+    deadline and closed there, as the console does.  Returns the decision and the close."""
+    assert arb.press(Press(seat, t_ns), t_ns + MS) is Verdict.CONTENDER
+    decision = settle(arb)
+    closed = t_ns + MS + arb.settle_ns
+    arb.window_closed(closed)
+    return decision, closed
+
+
+@pytest.mark.parametrize("after_ms", [1, 50, 200])
+def test_losing_slapper_read_after_the_close_is_not_a_false_slap(after_ms: int) -> None:
+    """RI-6.5: a seat slapping 1, 50 or 200 ms after the winner, its press read once the
+    window closed, lost the race: LOSING, never FALSE_SLAP."""
+    arb = open_window()
+    winner = T0 + 300 * MS
+    decision, closed = decided_and_closed(arb, 0, winner)
+    assert decision.seat == 0
+    t = winner + after_ms * MS
+    verdict = arb.press(Press(2, t), max(t, closed) + MS)
+    assert verdict is not Verdict.FALSE_SLAP
+    assert verdict is Verdict.LOSING and not verdict.counts
+
+
+def test_press_after_the_grace_period_is_a_false_slap_again() -> None:
+    """The grace runs ``grace_ns`` (default 1 s) from the close; from then on RI-6.5 holds."""
+    arb = open_window()
+    _, closed = decided_and_closed(arb, 0, T0 + 300 * MS)
+    assert arb.grace_ns == 1_000 * MS
+    assert arb.press(Press(1, closed + arb.grace_ns - 1), closed + arb.grace_ns) is Verdict.LOSING
+    arb.release(1, closed + arb.grace_ns + 10 * MS)
+    t = closed + arb.grace_ns
+    assert arb.press(Press(2, t), t + MS) is Verdict.FALSE_SLAP
+
+
+def test_grace_period_is_configurable() -> None:
+    """``grace_ns=0``: a press just after the close is a false slap; negative is refused."""
+    arb = SlapArbiter(4, random.Random(1), grace_ns=0)
+    arb.engine_window_opened(OPEN)
+    arb.flipped(T0)
+    _, closed = decided_and_closed(arb, 0, T0 + 300 * MS)
+    assert arb.press(Press(2, closed + MS), closed + 2 * MS) is Verdict.FALSE_SLAP
+    with pytest.raises(ValueError, match="grace_ns must not be negative, got -1"):
+        SlapArbiter(2, random.Random(0), grace_ns=-1)
+    with pytest.raises(ValueError, match="reaction_floor_ns must not be negative, got -5"):
+        SlapArbiter(2, random.Random(0), reaction_floor_ns=-5)
+
+
+def test_losing_wake_up_slap_is_not_a_false_slap_in_the_game() -> None:
+    """RI-2.3 then RI-6.5: the wake-up race closes when the game begins; a human who slapped
+    50 ms after the race's winner is not punished in the game that just began."""
+    arb = open_window(eligible={0, 2})
+    decision, closed = decided_and_closed(arb, 0, T0 + 400 * MS)
+    assert decision.seat == 0
+    t = decision.t_ns + 50 * MS
+    assert t > closed, "read and stamped after the race closed"
+    assert arb.press(Press(2, t), t + MS) is Verdict.LOSING
+
+
+def test_losing_wake_up_slap_cannot_win_a_reverse_dealt_at_setup() -> None:
+    """A reverse at setup opens a window at once (game flow); a losing wake-up slap landing
+    28 ms after its flip belongs to the race, not to this reverse."""
+    arb = open_window(eligible={0, 2})
+    _, closed = decided_and_closed(arb, 0, T0 + 400 * MS)
+    arb.engine_window_opened(closed)
+    flip = closed + 16 * MS
+    assert arb.flipped(flip)
+    t = flip + 28 * MS
+    assert arb.press(Press(2, t), t + MS) is Verdict.LOSING
+    assert not arb.pending and arb.poll(t + 100 * MS) is None
+
+
+def second_window(arb: SlapArbiter, closed: int) -> int:
+    """RI-6.6: a new reverse right after the resolution: opened at the close, flipped 20 ms
+    later; returns the flip time."""
+    arb.engine_window_opened(closed)
+    flip = closed + 20 * MS
+    assert arb.flipped(flip)
+    return flip
+
+
+def test_losing_press_never_wins_the_next_window() -> None:
+    """RI-6.6: seat 1 lost window 1; its press lands 35 ms after window 2's flip, sooner than
+    anyone can react to that flip: LOSING.  Seat 2's later, real reaction wins window 2."""
+    arb = open_window()
+    _, closed = decided_and_closed(arb, 0, T0 + 300 * MS)
+    flip = second_window(arb, closed)
+    assert arb.reaction_floor_ns == 100 * MS
+    assert arb.press(Press(1, flip + 35 * MS), flip + 36 * MS) is Verdict.LOSING
+    assert not arb.pending
+    assert arb.press(Press(2, flip + 260 * MS), flip + 261 * MS) is Verdict.CONTENDER
+    decision = settle(arb)
+    assert decision.seat == 2 and [c.seat for c in decision.contenders] == [2]
+
+
+def test_press_at_the_reaction_floor_counts_in_the_next_window() -> None:
+    """A press exactly ``reaction_floor_ns`` after the new flip (still inside the grace of
+    the previous close) is a fresh reaction: it counts and wins."""
+    arb = open_window()
+    _, closed = decided_and_closed(arb, 0, T0 + 300 * MS)
+    flip = second_window(arb, closed)
+    t = flip + arb.reaction_floor_ns
+    assert t < closed + arb.grace_ns
+    assert arb.press(Press(1, t - 1), t) is Verdict.LOSING
+    arb.release(1, t + 50 * MS)
+    assert arb.press(Press(3, t), t + MS) is Verdict.CONTENDER
+    assert settle(arb).seat == 3
+
+
+def test_fast_press_long_after_any_close_counts() -> None:
+    """The floor applies only within the grace of a previous close: a 60 ms press in a window
+    that follows no recent one is an ordinary contender."""
+    arb = open_window()
+    _, closed = decided_and_closed(arb, 0, T0 + 300 * MS)
+    arb.engine_window_opened(closed + 5_000 * MS)
+    flip = closed + 5_020 * MS
+    arb.flipped(flip)
+    assert arb.press(Press(1, flip + 60 * MS), flip + 61 * MS) is Verdict.CONTENDER
+
+
+def test_reaction_floor_is_configurable() -> None:
+    """``reaction_floor_ns=0``: the 35 ms press of a losing seat counts in the next window."""
+    arb = SlapArbiter(4, random.Random(1), reaction_floor_ns=0)
+    arb.engine_window_opened(OPEN)
+    arb.flipped(T0)
+    _, closed = decided_and_closed(arb, 0, T0 + 300 * MS)
+    flip = second_window(arb, closed)
+    assert arb.press(Press(1, flip + 35 * MS), flip + 36 * MS) is Verdict.CONTENDER
+
+
+def test_late_note_while_open_carries_the_margin() -> None:
+    """An earlier edge read after the decision (window still open): the log says by how much
+    it was earlier and that it arrived late; seats are counted from 1 for people."""
+    arb = open_window()
+    arb.press(Press(2, T0 + 300 * MS), T0 + 301 * MS)
+    decision = settle(arb)
+    assert arb.press(Press(1, T0 + 290 * MS), T0 + 320 * MS) is Verdict.DECIDED
+    log = arb.drain_log()
+    assert log[0] == decision
+    note = log[1]
+    assert isinstance(note, ButtonNote)
+    assert (note.kind, note.seat, note.t_ns) == ("late", 1, T0 + 290 * MS)
+    assert note.margin_ns == 10 * MS and note.winner == 2
+    assert note.describe() == "seat 2 was earlier by 10 ms but arrived late (seat 3 won)"
+    assert note.to_json() == {
+        "kind": "late",
+        "seat": 1,
+        "t_ns": T0 + 290 * MS,
+        "margin_ns": 10 * MS,
+        "winner": 2,
+    }
+
+
+def test_late_note_after_the_close_carries_the_margin() -> None:
+    """The same earlier edge read after the window closed: LATE (ignored) and logged with its
+    margin; a press stamped after the winner but inside the window is a losing slapper."""
+    arb = open_window()
+    decision, closed = decided_and_closed(arb, 2, T0 + 300 * MS)
+    arb.drain_log()
+    assert arb.press(Press(1, T0 + 299 * MS), closed + 40 * MS) is Verdict.LATE
+    assert arb.press(Press(3, T0 + 302 * MS), closed + 41 * MS) is Verdict.LOSING
+    (note,) = arb.drain_log()
+    assert isinstance(note, ButtonNote)
+    assert (note.kind, note.seat, note.margin_ns, note.winner) == ("late", 1, MS, 2)
+    assert note.describe() == "seat 2 was earlier by 1 ms but arrived late (seat 3 won)"
+    assert decision.seat == 2
+
+
+def test_late_note_names_a_sub_millisecond_margin_and_a_tie() -> None:
+    """Margins below 1 ms keep their tenths; an equal timestamp read late is a missed tie."""
+    arb = open_window()
+    arb.press(Press(0, T0 + 300 * MS), T0 + 301 * MS)
+    settle(arb)
+    arb.drain_log()
+    arb.press(Press(1, T0 + 300 * MS - 400_000), T0 + 330 * MS)
+    arb.press(Press(3, T0 + 300 * MS), T0 + 331 * MS)
+    first, second = arb.drain_log()
+    assert isinstance(first, ButtonNote) and isinstance(second, ButtonNote)
+    assert first.describe() == "seat 2 was earlier by 0.4 ms but arrived late (seat 1 won)"
+    assert second.margin_ns == 0
+    assert second.describe() == "seat 4 tied with the winner but arrived late (seat 1 won)"
+
+
+def test_no_late_note_for_a_seat_that_could_not_win() -> None:
+    """A computer seat in the wake-up race (RI-2.3) stamped before the winner gets no note."""
+    arb = open_window(eligible={0, 2})
+    _, closed = decided_and_closed(arb, 2, T0 + 300 * MS)
+    arb.drain_log()
+    assert arb.press(Press(1, T0 + 250 * MS), closed + MS) is Verdict.NOT_ELIGIBLE
+    assert arb.drain_log() == ()
+
+
+def test_every_log_entry_describes_itself_in_one_line() -> None:
+    """Decisions and button notes have describe(): one line, seats counted from 1."""
+    decision = tie_winner(7)
+    line = decision.describe()
+    assert "\n" not in line
+    assert line.startswith(f"seat {decision.seat + 1} slapped first in 200 ms")
+    assert "tie of seats 2, 4" in line
+    assert ButtonNote("stuck", 0, 5).describe() == "seat 1 button stuck (held down too long)"
+    assert ButtonNote("released", 3, 5).describe() == "seat 4 button released"
