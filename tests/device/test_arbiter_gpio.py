@@ -132,3 +132,86 @@ def test_short_tap_is_not_reported_stuck(rig: Rig) -> None:
     rig.feed(tap + 60 * MS)
     assert rig.arbiter.next_deadline_ns() is None
     assert rig.arbiter.poll(tap + 4_000 * MS) is None and rig.arbiter.stuck == frozenset()
+
+
+def win_and_close(rig: Rig, seat: int, t_ns: int) -> tuple[SlapDecision, int]:
+    """``seat``'s edge at ``t_ns`` wins the open window (read 1 ms later); the console
+    closes the window at the decision.  Returns the decision and the close time."""
+    rig.edge(seat, True, t_ns)
+    assert rig.feed(t_ns + MS) == [(seat, Verdict.CONTENDER)]
+    decision = rig.decide()
+    closed = t_ns + MS + rig.arbiter.settle_ns
+    rig.arbiter.window_closed(closed)
+    return decision, closed
+
+
+@pytest.mark.parametrize("after_ms", [1, 50, 200])
+def test_losing_slapper_after_the_close_is_not_a_false_slap(rig: Rig, after_ms: int) -> None:
+    """RI-6.5: seat 1 slaps (bouncing) 1, 50 or 200 ms after seat 0's winning edge; its one
+    press, read after the window closed, is LOSING, never FALSE_SLAP."""
+    arb = rig.arbiter
+    arb.engine_window_opened(OPEN)
+    arb.flipped(T0)
+    winner = T0 + 230 * MS
+    decision, closed = win_and_close(rig, 0, winner)
+    assert decision.seat == 0
+    t = winner + after_ms * MS
+    bounce(rig, 1, t)
+    assert rig.feed(max(t, closed) + MS) == [(1, Verdict.LOSING)]
+
+
+def test_losing_press_35_ms_after_the_next_flip_cannot_win_it(rig: Rig) -> None:
+    """RI-6.6: a new reverse right after the resolution; seat 1's losing slap lands 35 ms
+    after its flip (too soon to be a reaction to it): LOSING.  Seat 2's real reaction wins."""
+    arb = rig.arbiter
+    arb.engine_window_opened(OPEN)
+    arb.flipped(T0)
+    _, closed = win_and_close(rig, 0, T0 + 190 * MS)
+    arb.engine_window_opened(closed)
+    flip = closed + 17 * MS
+    arb.flipped(flip)
+    bounce(rig, 1, flip + 35 * MS)
+    assert rig.feed(flip + 36 * MS) == [(1, Verdict.LOSING)]
+    assert not arb.pending
+    rig.edge(2, True, flip + 240 * MS)
+    assert rig.feed(flip + 241 * MS) == [(2, Verdict.CONTENDER)]
+    decision = rig.decide()
+    assert (decision.seat, decision.reaction_ns) == (2, 240 * MS)
+
+
+def test_earliest_edge_read_after_the_decision_is_logged_with_its_margin(rig: Rig) -> None:
+    """Seat 1's edge is 10 ms earlier than seat 2's but is delivered after the decision:
+    the log says so, with the margin, and seat 2 keeps the window."""
+    arb = rig.arbiter
+    arb.engine_window_opened(OPEN)
+    arb.flipped(T0)
+    rig.edge(2, True, T0 + 260 * MS)
+    assert rig.feed(T0 + 261 * MS) == [(2, Verdict.CONTENDER)]
+    decision = rig.decide()
+    rig.edge(1, True, T0 + 250 * MS)
+    assert rig.feed(T0 + 280 * MS) == [(1, Verdict.DECIDED)]
+    log = arb.drain_log()
+    assert log[0] == decision and decision.seat == 2
+    assert [entry.describe() for entry in log[1:]] == [
+        "seat 2 was earlier by 10 ms but arrived late (seat 3 won)"
+    ]
+
+
+def test_earliest_edge_read_after_the_close_is_logged_with_its_margin(rig: Rig) -> None:
+    """The same late edge delivered once the window has closed: LATE, logged with the
+    margin in its JSON (0-based seat), and no false slap."""
+    arb = rig.arbiter
+    arb.engine_window_opened(OPEN)
+    arb.flipped(T0)
+    _, closed = win_and_close(rig, 2, T0 + 260 * MS)
+    arb.drain_log()
+    rig.edge(0, True, T0 + 257 * MS)
+    assert rig.feed(closed + 30 * MS) == [(0, Verdict.LATE)]
+    (note,) = arb.drain_log()
+    assert note.to_json() == {
+        "kind": "late",
+        "seat": 0,
+        "t_ns": T0 + 257 * MS,
+        "margin_ns": 3 * MS,
+        "winner": 2,
+    }
