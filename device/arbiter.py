@@ -3,8 +3,8 @@
 Implements architecture "Slap arbitration" 1-7 for RI-6.3 (the first seat to slap wins the
 window), RI-6.5 (a slap while no window is open is a false slap; losing slappers in a window
 are not punished), RI-6.6 (a new window can open right after a resolution) and the wake-up
-race of RI-2.3 (only human seats can win it).  Pure: no I/O, no clock reads, no threads.  Every time
-is an ``int`` of CLOCK_MONOTONIC nanoseconds handed in by the caller:
+race of RI-2.3 (only human seats can win it).  Pure: no I/O, no clock reads, no threads.
+Every time is an ``int`` of CLOCK_MONOTONIC nanoseconds handed in by the caller:
 
 - a press's ``t_ns`` is the edge's own timestamp (the kernel's edge time on gpiozero's lgpio
   pin factory), never the time a Python callback ran;
@@ -41,7 +41,8 @@ Rules, in the order ``press`` applies them:
      :attr:`Verdict.LATE`, with a ``"late"`` :class:`ButtonNote` carrying the margin by which
      it was earlier (the settle time was too short for it); after the winning edge,
      :attr:`Verdict.LOSING` (RI-6.5: a losing slapper); inside a window closed by
-     ``timeout`` (no decision), :attr:`Verdict.LATE`;
+     ``timeout`` (no decision), :attr:`Verdict.LATE`; from a seat that could not win it,
+     :attr:`Verdict.NOT_ELIGIBLE`; before its reaction floor, as in rule 3;
    - stamped less than ``grace_ns`` (default :data:`GRACE_NS`, 1 s) after a close: the
      seat slapped at the reverse that was just resolved, after the winner (or just after
      the timeout): :attr:`Verdict.LOSING`, never a false slap (RI-6.5);
