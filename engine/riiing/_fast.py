@@ -292,6 +292,7 @@ class FastState:
                 self.demand = _NONE
                 of_symbol = table.of_symbol[symbol]
                 hand = self.hands[seat]
+                reverse = table.reverse
                 while True:
                     card = self._pop()
                     if card == _NONE:
@@ -302,13 +303,19 @@ class FastState:
                             self.demand = symbol
                         break
                     hand.append(card)
+                    if not self.draw:
+                        self._refill()
+                    if self.draw and reverse[self.draw[-1]] != _NONE:
+                        break  # RI-5.3: the reverse shows, the drawing stops (RI-6.1)
             self.to_move = left
         elif action == TAKE:
             self._draw_into(seat, self.phones)
             self.phones = 0
-            card = self._pop()
-            if card != _NONE:
-                self.discard.append(card)
+            if not self.draw:
+                self._refill()
+            draw = self.draw
+            if draw and table.reverse[draw[-1]] == _NONE:  # RI-5.4: a reverse is not turned
+                self.discard.append(draw.pop())
             self.to_move = left
         elif action <= FALSESLAP:
             self._draw_into(FALSESLAP - action, self.options.false_slap_penalty)

@@ -11,15 +11,20 @@ kind           fields
                ``draw`` under a demand plays at once, RI-5.3)
 ``draw``       ``seat`` drew ``cards`` into its hand (private to that seat: the table shows
                only how many); ``cards=()`` when the piles were dry (RI-8.2).  A ``draw``
-               under a demand lists the cards kept, not the one it played
+               under a demand lists the cards kept, not the one it played; like ``take``
+               and ``falseslap`` it is split in two at a mid-action ``shuffle``
 ``take``       ``seat`` took ``cards`` (private) answering a chain of ``value`` Phones (RI-5.4)
 ``flip``       ``cards=(card,)`` turned from the draw pile face up onto the discard pile:
-               after ``take`` (RI-5.4), a slap or a timeout (the reverse, RI-6.3/6.4)
+               after ``take`` (RI-5.4; none when the next card is a reverse: it appears
+               instead, a ``window`` follows, and its resolution's ``flip`` turns it), a
+               slap or a timeout (the reverse, RI-6.3/6.4)
 ``shuffle``    the discard pile minus its top became the draw pile; ``value`` = new seed,
                ``cards=()`` (the order is hidden) (RI-8.1)
 ``demand``     ``seat`` is now under a demand of symbol ``value`` (RI-5.2)
 ``chain``      ``seat`` is now in a phone chain of length ``value`` (RI-5.4)
-``lapse``      the demand ``value`` on ``seat`` lapsed: the draw pile ran dry (RI-5.3)
+``lapse``      the demand ``value`` on ``seat`` lapsed (RI-5.3): the draw pile ran dry, or
+               a reverse showed on its top after a drawn card (the drawing stopped there;
+               a ``window`` of that reverse follows, RI-6.1)
 ``cancel``     a window's resolution cancelled the pending demand (``value`` = symbol) or
                phone chain (``value`` = its length) (RI-6.2)
 ``window``     a reverse appeared on top of the draw pile: window of symbol ``value``
@@ -256,31 +261,39 @@ class _Table:
 
     def draw_until(self, seat: Seat, symbol: str) -> RiiingCard | None:
         """RI-5.3: draw one card at a time until one of ``symbol`` arrives; it goes onto the
-        discard pile (returned), the others into the hand.  ``None`` if the piles run dry."""
+        discard pile (returned), the others into the hand.  ``None`` if the piles run dry,
+        or if after a card not of ``symbol`` the draw pile's top (refilled first if empty,
+        RI-8.1) shows a reverse: the drawing stops there and the reverse appears (RI-6.1)."""
         kept: list[RiiingCard] = []
+        emitted = drawn = False
         while True:
             if not self.draw and len(self.discard) > 1:
                 if kept:
                     self.emit("draw", seat, kept)
-                    kept = []
+                    kept, emitted = [], True
                 self.refill()
-            if not self.draw:
-                self.emit("draw", seat, kept)
+            if not self.draw or (drawn and self.draw[0].reverse is not None):
+                if kept or not emitted:
+                    self.emit("draw", seat, kept)
                 return None
             card = self.draw.pop(0)
             if card.symbol == symbol:
-                self.emit("draw", seat, kept)
+                if kept or not emitted:
+                    self.emit("draw", seat, kept)
                 self.discard.append(card)
                 self.emit("play", seat, (card,))
                 return card
             self.hands[seat].append(card)
             kept.append(card)
+            drawn = True
 
-    def turn_up(self) -> None:
-        """Turn the next draw-pile card face up onto the discard pile (refill first)."""
+    def turn_up(self, but_not_a_reverse: bool = False) -> None:
+        """Turn the next draw-pile card face up onto the discard pile (refill first).  With
+        ``but_not_a_reverse`` (after a take, RI-5.4) a reverse there stays on the draw pile:
+        it appears (RI-6.1) and the window's resolution turns it."""
         if not self.draw:
             self.refill()
-        if self.draw:
+        if self.draw and not (but_not_a_reverse and self.draw[0].reverse is not None):
             card = self.draw.pop(0)
             self.discard.append(card)
             self.emit("flip", cards=(card,))
@@ -344,7 +357,7 @@ def apply(pos: RiiingPosition, action: RiiingAction) -> tuple[RiiingPosition, tu
     if kind == "take":
         phones = 0 if demand is None else demand.phones  # check(): a chain is pending
         table.draw_into(seat, phones, "take", phones)
-        table.turn_up()
+        table.turn_up(but_not_a_reverse=True)
         return table.finish(left, None)
     slapper = action.seat
     if kind == "falseslap" and slapper is not None:

@@ -325,6 +325,87 @@ def test_ri_5_3_demand_lapses_when_the_piles_run_dry() -> None:
     assert events == ["draw seat 0 3C/~", "lapse seat 0 = T"]
 
 
+def test_ri_5_3_draw_until_stops_where_a_reverse_shows() -> None:
+    """RI-5.3, RI-6.1: after a drawn card that is not toast the top shows a reverse: the
+    drawing stops, the seat keeps what it drew, the demand lapses, the turn passes left and
+    the window opens; the timeout then turns the reverse, with no demand left to cancel."""
+    pos = make([["4S/O"], ["2C/="], ["1A/O"]], ["3C/~", "8A/E", "4A/*S", "6T/<"], ["!T/E"],
+               demand={"symbol": "T"})
+    after, events = run(pos, "draw")
+    out = js(after)
+    assert out["hands"][0] == ["4S/O", "3C/~", "8A/E"]
+    assert out["draw"] == ["4A/*S", "6T/<"] and out["discard"] == ["!T/E"]
+    assert (out["demand"], out["window"], out["to_move"]) == (None, "S", 1)
+    assert events == ["draw seat 0 3C/~ 8A/E", "lapse seat 0 = T", "window = S"]
+    assert legal(after) == ["slap 0", "slap 1", "slap 2", "timeout"]
+    timed_out, events = run(after, "timeout")
+    assert js(timed_out)["discard"] == ["!T/E", "4A/*S"] and js(timed_out)["draw"] == ["6T/<"]
+    assert timed_out.to_move == 1 and timed_out.demand is None
+    assert events == ["timeout = S", "flip 4A/*S"]
+
+
+def test_ri_5_3_a_reverse_shows_its_back_whatever_its_front() -> None:
+    """RI-5.3, RI-6.1: the table sees the back: a reverse whose hidden front is of the
+    demanded symbol (4A/*S under demand A) stops the drawing all the same."""
+    pos = make([["4S/O"], ["2C/="]], ["3C/~", "4A/*S", "6A/<"], ["!A/E"],
+               demand={"symbol": "A"})
+    after, events = run(pos, "draw")
+    assert js(after)["hands"][0] == ["4S/O", "3C/~"] and after.window == "S"
+    assert events == ["draw seat 0 3C/~", "lapse seat 0 = A", "window = S"]
+
+
+def test_ri_5_3_the_demanded_symbol_arrives_before_any_reverse_shows() -> None:
+    """RI-5.3: the toast arrives first and is played; the reverse under it appears only at
+    the end of the action (RI-6.1), as before; a demand card passed on is suspended."""
+    pos = make([["4S/O"], ["2C/="]], ["3C/~", "6T/<", "4A/*S", "9C/E"], ["!T/E"],
+               demand={"symbol": "T"})
+    after, events = run(pos, "draw")
+    out = js(after)
+    assert out["hands"][0] == ["4S/O", "3C/~"] and out["discard"] == ["!T/E", "6T/<"]
+    assert (out["demand"], out["window"], out["to_move"]) == (None, "S", 1)
+    assert events == ["draw seat 0 3C/~", "play seat 0 6T/<", "window = S"]
+    passed = make([["4S/O"], ["2C/="]], ["3C/~", "!T/O", "4A/*S", "9C/E"], ["!T/E"],
+                  demand={"symbol": "T"})
+    after, events = run(passed, "draw")
+    assert js(after)["demand"] == {"symbol": "T"} and after.window == "S"
+    assert events == ["draw seat 0 3C/~", "play seat 0 !T/O", "demand seat 1 = T", "window = S"]
+    slapped, events = run(after, "slap 0")
+    assert slapped.demand is None and events == ["slap seat 0 4S/O = S", "flip 4A/*S", "cancel = T"]
+
+
+def seed_putting_on_top(cards: list[str], top: str) -> int:
+    """The first seed whose shuffle (the RNG protocol) of ``cards`` puts ``top`` first."""
+    return next(seed for seed in range(1000) if shuffle(cards, seed)[0][0] == top)
+
+
+def test_ri_5_3_a_refill_in_the_draw_until_puts_a_reverse_on_top() -> None:
+    """RI-5.3, RI-8.1, RI-6.1: the pile runs out after a card that is not toast; the refill
+    puts a reverse on top: the drawing stops there and the window opens.  With another
+    refill order the drawing goes on until the reverse shows."""
+    rest = ["8S/E", "4A/*S", "5A/>"]
+    seed = seed_putting_on_top(rest, "4A/*S")
+    pos = make([["4S/O"], ["2C/="]], ["3C/~"], [*rest, "!T/E"], seed=seed,
+               demand={"symbol": "T"})
+    refill, next_seed = shuffle(rest, seed)
+    after, events = run(pos, "draw")
+    out = js(after)
+    assert out["hands"][0] == ["4S/O", "3C/~"] and out["draw"] == refill
+    assert out["discard"] == ["!T/E"] and out["seed"] == next_seed
+    assert (out["demand"], out["window"], out["to_move"]) == (None, "S", 1)
+    assert events == [
+        "draw seat 0 3C/~", f"shuffle = {next_seed}", "lapse seat 0 = T", "window = S",
+    ]  # fmt: skip
+    seed = seed_putting_on_top(rest, "8S/E")
+    refill, next_seed = shuffle(rest, seed)
+    after, events = run(GAME.parse_position({**js(pos), "seed": seed}), "draw")
+    kept = refill[: refill.index("4A/*S")]
+    assert js(after)["hands"][0] == ["4S/O", "3C/~", *kept] and after.window == "S"
+    assert events == [
+        "draw seat 0 3C/~", f"shuffle = {next_seed}", f"draw seat 0 {' '.join(kept)}",
+        "lapse seat 0 = T", "window = S",
+    ]  # fmt: skip
+
+
 def test_ri_5_4_phone_chain_grows_or_takes_and_flips() -> None:
     """RI-5.4: answer with a Phone (chain k+1) or take k cards, flip the next, pass left."""
     pos = make([["P/O", "9C/E"], ["P/E", "3S/<"]], ["1C/>", "2A/E", "4T/O"], ["5S/O"])
@@ -349,6 +430,42 @@ def test_ri_5_4_take_is_allowed_with_a_phone_and_takes_what_there_is() -> None:
     refused(make([["P/O"], ["1S/O"]], ["1C/>"], ["5S/E"]), "take", "RI-5.4")
 
 
+def test_ri_5_4_a_reverse_after_a_take_is_not_turned_it_appears() -> None:
+    """RI-5.4, RI-6.1: the next draw-pile card after a take is a reverse: it is not turned,
+    the window opens (the chain is answered: demand null, turn passed left); the slap's or
+    the timeout's resolution turns it onto the discard pile."""
+    pos = make([["P/O", "9C/E"], ["1S/O", "3C/E"], ["2A/E"]], ["1C/>", "4A/*S", "7C/E"],
+               ["P/E"], demand={"phones": 1})
+    after, events = run(pos, "take")
+    out = js(after)
+    assert out["hands"][0] == ["P/O", "9C/E", "1C/>"]
+    assert out["draw"] == ["4A/*S", "7C/E"] and out["discard"] == ["P/E"]
+    assert (out["demand"], out["window"], out["to_move"]) == (None, "S", 1)
+    assert events == ["take seat 0 1C/> = 1", "window = S"]
+    slapped, events = run(after, "slap 1")
+    out = js(slapped)
+    assert out["discard"] == ["P/E", "1S/O", "4A/*S"] and out["draw"] == ["7C/E"]
+    assert out["hands"][1] == ["3C/E"] and out["to_move"] == 2 and out["window"] is None
+    assert events == ["slap seat 1 1S/O = S", "flip 4A/*S"]
+    timed_out, events = run(after, "timeout")
+    assert js(timed_out)["discard"] == ["P/E", "4A/*S"] and timed_out.to_move == 1
+    assert events == ["timeout = S", "flip 4A/*S"]
+
+
+def test_ri_5_4_a_refill_before_the_flip_puts_a_reverse_on_top() -> None:
+    """RI-5.4, RI-8.1: the take empties the pile; the refill before the flip puts a reverse
+    on top: it is not turned, it appears."""
+    rest = ["5S/O", "4A/*S", "8C/<"]
+    seed = seed_putting_on_top(rest, "4A/*S")
+    pos = make([["P/O", "9C/E"], ["1S/O"]], ["1C/>"], [*rest, "P/E"], seed=seed,
+               demand={"phones": 1})
+    refill, next_seed = shuffle(rest, seed)
+    after, events = run(pos, "take")
+    assert js(after)["draw"] == refill and js(after)["discard"] == ["P/E"]
+    assert after.window == "S" and after.to_move == 1 and after.seed == next_seed
+    assert events == ["take seat 0 1C/> = 1", f"shuffle = {next_seed}", "window = S"]
+
+
 def test_ri_5_5_demand_field_is_authoritative() -> None:
     """RI-5.5: a demand card or Phone on top with demand null demands nothing."""
     for top in ("!T/E", "P/E"):
@@ -367,13 +484,30 @@ def test_ri_6_1_a_reverse_on_top_after_an_action_opens_a_window() -> None:
     assert legal(after) == ["slap 0", "slap 1", "timeout"]
 
 
-def test_ri_6_1_cards_passing_through_the_top_do_not_appear() -> None:
-    """RI-6.1: a reverse drawn during a demand draw never shows; only the final top counts."""
-    pos = make([["4S/O"], ["2C/="]], ["3C/~", "4A/*S", "6T/<", "8S/E"], ["!T/E"],
-               demand={"symbol": "T"})
-    after, events = run(pos, "draw")
-    assert after.window is None and not any(e.startswith("window") for e in events)
-    assert js(after)["hands"][0] == ["4S/O", "3C/~", "4A/*S"]
+def test_ri_6_1_a_take_passes_a_reverse_inside_it_unseen() -> None:
+    """RI-6.1, RI-5.4: a reverse taken inside a take of several cards never shows; the card
+    after the take is turned, and only the top after the action counts."""
+    pos = make([["P/O", "9C/E"], ["1S/O"]], ["1C/>", "4A/*S", "7C/E", "8T/O"], ["P/E"],
+               demand={"phones": 2})
+    after, events = run(pos, "take")
+    assert js(after)["hands"][0] == ["P/O", "9C/E", "1C/>", "4A/*S"]
+    assert js(after)["discard"] == ["P/E", "7C/E"] and js(after)["draw"] == ["8T/O"]
+    assert after.window is None and after.demand is None and after.to_move == 1
+    assert events == ["take seat 0 1C/> 4A/*S = 2", "flip 7C/E"]
+
+
+def test_ri_6_1_a_false_slap_penalty_draws_through_a_reverse_unseen() -> None:
+    """RI-6.1, RI-6.5: a penalty of several cards draws a reverse inside it: no window; a
+    reverse left on top after the penalty appears (end of the action)."""
+    two = make([["1S/O"], ["3S/E"], ["2C/="]], ["7C/E", "4A/*S", "9C/E"], ["5T/<"],
+               to_move=2, options={"false_slap_penalty": 2}, demand={"symbol": "A"})
+    after, events = run(two, "falseslap 1")
+    assert js(after)["hands"][1] == ["3S/E", "7C/E", "4A/*S"] and js(after)["draw"] == ["9C/E"]
+    assert after.window is None and js(after)["demand"] == {"symbol": "A"}
+    assert after.to_move == 2 and events == ["falseslap seat 1 7C/E 4A/*S"]
+    one = make([["1S/O"], ["3S/E"]], ["7C/E", "4A/*S", "9C/E"], ["5T/<"])
+    shown, events = run(one, "falseslap 1")
+    assert shown.window == "S" and events == ["falseslap seat 1 7C/E", "window = S"]
 
 
 def test_ri_6_1_a_reverse_after_setup_opens_a_window() -> None:
