@@ -11,12 +11,16 @@ and ``legal()`` returns actions in the same order as ``rules.legal`` does.  Acti
 ints: a card id ``c >= 0`` is ``play <card c>``; :data:`DRAW`, :data:`TAKE`,
 :data:`TIMEOUT`; ``SLAP - s`` is ``slap s`` and ``FALSESLAP - s`` is ``falseslap s``.
 The draw pile is kept reversed (its top is the last element).
+
+:func:`census_playout` plays random games while a :class:`ReverseCensus` counts where the
+special reverses went (windows, or passed through the top unseen, RI-6.1): the bench's
+"windows per reverse" figure and the test of its 100% property.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.core import shuffle
@@ -315,7 +319,7 @@ class FastState:
                 self._refill()
             draw = self.draw
             if draw and table.reverse[draw[-1]] == _NONE:  # RI-5.4: a reverse is not turned
-                self.discard.append(draw.pop())
+                self.discard.append(self._pop())
             self.to_move = left
         elif action <= FALSESLAP:
             self._draw_into(FALSESLAP - action, self.options.false_slap_penalty)
@@ -363,3 +367,123 @@ def random_playout(state: FastState, rng: random.Random, limit: int = 100_000) -
         applied += 1
     return applied
 
+
+
+@dataclass(slots=True)
+class ReverseCensus:
+    """Where the special reverses went in census playouts (:func:`census_playout`), counted
+    as the table sees the draw pile (RI-6.1).  All fields are counts of reverse cards:
+
+    - ``windows``: reverses that appeared (a window opened, RI-6.1; setup included);
+    - ``missed``: reverses that left the draw pile without a window from a point where play
+      pauses (the top at the end of an action, after a demand draw's card, after a take
+      before its flip); the rules leave none;
+    - ``inside``: reverses that passed through the top inside one step, as the second or a
+      later card of a take (RI-5.4) or a false-slap penalty (RI-6.5);
+    - ``reshuffled``: reverses drawn as the first card of a step right after a reshuffle
+      (RI-8.1);
+    - ``old_rule``: windows the rule before the RI-5.3/RI-5.4 change would have let pass
+      unseen: a demand's draw-until that stopped at a reverse, a take that left it unturned;
+    - ``by_step``: ``windows`` split by the action that opened them (``"setup"``,
+      ``"draw-until"``, ``"take"``, ``"other"``).
+    """
+
+    windows: int = 0
+    missed: int = 0
+    inside: int = 0
+    reshuffled: int = 0
+    old_rule: int = 0
+    by_step: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def reached(self) -> int:
+        """Reverses that reached the top of the draw pile where play pauses."""
+        return self.windows + self.missed
+
+    @property
+    def percent(self) -> float:
+        """Windows per reverse that reached the top where play pauses, in % (100 if none)."""
+        return 100.0 * self.windows / self.reached if self.reached else 100.0
+
+
+class _CensusState(FastState):
+    """A :class:`FastState` that reports every reverse leaving the draw pile to a census."""
+
+    __slots__ = ("_pops", "_refilled", "_takes", "_taking", "census")
+
+    def __init__(self, state: FastState, census: ReverseCensus) -> None:
+        super().__init__(
+            state.table, state.options, state.hands, state.draw, state.discard, state.to_move,
+            state.seed,
+        )
+        self.window, self.winner = state.window, state.winner
+        self.demand, self.phones = state.demand, state.phones
+        self.census = census
+        self._pops = self._takes = 0
+        self._refilled = self._taking = False
+
+    def _refill(self) -> None:
+        super()._refill()
+        self._refilled = bool(self.draw)
+
+    def _pop(self) -> int:
+        card = super()._pop()
+        if card != _NONE:
+            if self.table.reverse[card] != _NONE:
+                census = self.census
+                if self._taking and 0 < self._pops < self._takes:
+                    census.inside += 1
+                elif self._pops == 0 and self._refilled:
+                    census.reshuffled += 1
+                else:
+                    census.missed += 1
+            self._pops += 1
+        self._refilled = False
+        return card
+
+    def step(self, action: int) -> None:
+        """``FastState.step``, counting where reverses go (see :class:`ReverseCensus`)."""
+        until = action == DRAW and self.demand != _NONE
+        self._taking = action == TAKE or FALSESLAP - 5 <= action <= FALSESLAP
+        self._takes = self.phones if action == TAKE else self.options.false_slap_penalty
+        self._pops, self._refilled = 0, False
+        seat = self.to_move
+        before = len(self.hands[seat]) if seat != _NONE else 0
+        super().step(action)
+        if self.window == _NONE:
+            return
+        census = self.census
+        census.windows += 1
+        kind = "other"
+        if until:
+            kind = "draw-until"
+            if self._pops == len(self.hands[seat]) - before:  # every drawn card kept
+                census.old_rule += 1
+        elif action == TAKE:
+            kind = "take"
+            if self._pops == len(self.hands[seat]) - before:  # nothing turned
+                census.old_rule += 1
+        census.by_step[kind] = census.by_step.get(kind, 0) + 1
+
+
+def census_playout(
+    state: FastState, rng: random.Random, census: ReverseCensus, false_slaps: float = 0.0
+) -> int:
+    """Play ``state`` (unchanged: a copy plays) to its end with uniformly random legal
+    actions (``rng.choice``), and with probability ``false_slaps`` per action outside a
+    window (penalty option on) a false slap by a random seat; ``census`` counts where the
+    reverses went (:class:`ReverseCensus`).  Returns the number of actions applied."""
+    copy = FastState.from_position(state.position())
+    playing = _CensusState(copy, census)
+    if playing.window != _NONE:
+        census.windows += 1
+        census.by_step["setup"] = census.by_step.get("setup", 0) + 1
+    applied = 0
+    penalty = playing.options.false_slap_penalty > 0
+    while playing.winner == _NONE:
+        if false_slaps and penalty and playing.window == _NONE and rng.random() < false_slaps:
+            playing.step(FALSESLAP - rng.randrange(playing.seats))
+        else:
+            playing.step(rng.choice(playing.legal()))
+        applied += 1
+    return applied
