@@ -5,7 +5,12 @@
 - fast: the same games through the private unchecked fast path
   (``engine.riiing._fast``: ``FastState.new`` + ``random_playout``);
 - win rate: the heuristic bot against the random bot in seeded 2-seat games through
-  ``RiiingGame.autoplay`` (seats and opener alternate), with its standard error.
+  ``RiiingGame.autoplay`` (seats and opener alternate), with its standard error;
+- windows per reverse: in seeded random games over 2-6 seats (fast path, false slaps now
+  and then, penalty 0-2), the special reverses that reached the top of the draw pile where
+  play pauses (RI-6.1) and how many opened a window; those passing through the top inside
+  a multi-card take or penalty, or drawn straight after a reshuffle, are counted apart,
+  and so are the windows the rule before RI-5.3/RI-5.4 changed would have let pass.
 
 Every applied action counts as a step (slaps and timeouts included), as RLCard counts
 UNO steps; the architecture's target for the fast path is about 130,000 steps/s here.
@@ -19,11 +24,15 @@ import random
 
 from bench import checked_playout, playout_rate
 from engine.riiing import HeuristicBot, RandomBot, RiiingGame
-from engine.riiing._fast import FastState, random_playout
+from engine.riiing._fast import FastState, ReverseCensus, census_playout, random_playout
+from engine.riiing.position import RiiingOptions
 
 SEATS = 4
 SECONDS = 2.0
 WIN_RATE_GAMES = 2000
+CENSUS_GAMES = 2000
+FALSE_SLAPS = 0.05
+"""Chance of a false slap per action outside a window in the census games."""
 
 GAME = RiiingGame()
 
@@ -38,6 +47,16 @@ def _fast_game(seed: int) -> int:
     return random_playout(FastState.new(SEATS, seed), random.Random(seed))
 
 
+def reverse_census(games: int) -> ReverseCensus:
+    """Where the reverses went in ``games`` seeded random games over 2-6 seats (seed i:
+    ``2 + i % 5`` seats, ``false_slap_penalty`` ``i % 3``, ``first`` ``i % seats``)."""
+    census = ReverseCensus()
+    for seed in range(games):
+        seats = 2 + seed % 5
+        options = RiiingOptions.from_mapping({"false_slap_penalty": str(seed % 3)})
+        state = FastState.new(seats, seed, options, first=seed % seats)
+        census_playout(state, random.Random(seed), census, FALSE_SLAPS)
+    return census
 
 
 def _heuristic_wins(seed: int) -> bool:
@@ -57,6 +76,8 @@ def run() -> list[str]:
     wins = sum(_heuristic_wins(seed) for seed in range(WIN_RATE_GAMES))
     rate = wins / WIN_RATE_GAMES
     error = math.sqrt(rate * (1 - rate) / WIN_RATE_GAMES)
+    census = reverse_census(CENSUS_GAMES)
+    steps = ", ".join(f"{kind} {n}" for kind, n in sorted(census.by_step.items()))
     return [
         f"riiing checked apply, {SEATS} seats random: {checked_aps:,.0f} actions/s, "
         f"{checked_gps:,.0f} games/s ({checked_games} games)",
@@ -66,6 +87,13 @@ def run() -> list[str]:
         f"{'yes' if same else 'NO'}",
         f"heuristic vs random, 2 seats: heuristic won {rate:.1%} +- {error:.1%} "
         f"of {WIN_RATE_GAMES} games",
+        f"windows per reverse that reached the top of the draw pile: {census.percent:.1f}% "
+        f"({census.windows} windows of {census.reached} reverses, {CENSUS_GAMES} random games "
+        f"over 2-6 seats; windows opened by {steps})",
+        f"  reverses that passed the top unseen: {census.inside} inside a multi-card take or "
+        f"penalty, {census.reshuffled} straight after a reshuffle; the old rule would have "
+        f"swallowed {census.old_rule} of the {census.windows} windows "
+        f"({census.old_rule / max(census.windows, 1):.0%})",
     ]
 
 
