@@ -8,7 +8,12 @@ actions and views are frozen values of the game's own types; their text/JSON for
 The protocol (all methods pure, no I/O, no clock, no module-level randomness):
 
 - ``new(seats, seed, options, first) -> position``
-- ``parse_position(obj) -> position`` (``obj``: the JSON object, a ``Mapping``)
+- ``parse_position(obj) -> position`` (``obj``: the JSON object, a ``Mapping``);
+  ``position_json(position) -> dict``; every position type also has ``str(pos)`` (its
+  canonical one-line JSON text), ``Type.parse(text)`` and ``Type.from_json(obj)``, with
+  ``Type.parse(str(pos)) == pos``
+- ``parse_deck(text, source) -> card codes`` (a deck file's text; positions never name
+  files: a ``deck`` option is a bundled deck's name or the cards inline)
 - ``parse_action(text) -> action``
 - ``legal(position) -> tuple[action, ...]`` sorted by ``str`` (code-point order)
 - ``apply(position, action) -> (position, events)``; always checks legality
@@ -24,6 +29,7 @@ applies; the CLI turns them into exit status 2 and one stderr line.
 from __future__ import annotations
 
 import random
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -122,6 +128,44 @@ def shuffle(cards: Sequence[Card], seed: int) -> tuple[list[Card], int]:
     return out, rng.getrandbits(32)
 
 
+MAX_NUMBER_DIGITS = 100
+"""Digits a JSON or command-line number may have (seeds are 32-bit; far below Python's
+4,300-digit ``int()`` limit, so no number read by the engine ever reaches it)."""
+
+_WHOLE_RE = re.compile(rf"[+-]?[0-9]{{1,{MAX_NUMBER_DIGITS}}}")
+
+
+def short_repr(value: object, limit: int = 40) -> str:
+    """``repr(value)`` cut to about ``limit`` characters (``'1111...' (5000 chars)``), so a
+    message about a huge value stays one short line.
+
+    >>> short_repr("x" * 100)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (102 chars)"
+    """
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 2]}... ({len(text)} chars)"
+
+
+def parse_whole(text: str, what: str, rule: str | None = None) -> int:
+    """A whole number written in ASCII digits (optional sign), at most
+    :data:`MAX_NUMBER_DIGITS` digits; raises NotationError naming ``what``.
+
+    >>> parse_whole(" 42 ", "--seed")
+    42
+    >>> parse_whole("²", "--seed")
+    Traceback (most recent call last):
+    ...
+    engine.core.NotationError: --seed: expected a whole number, got '²'
+    """
+    stripped = text.strip() if isinstance(text, str) else text
+    if not isinstance(stripped, str) or not _WHOLE_RE.fullmatch(stripped):
+        raise NotationError(f"{what}: expected a whole number, got {short_repr(text)}", rule)
+    return int(stripped)
+
+
+
 OptionValue = int | bool | str
 
 
@@ -143,24 +187,31 @@ class OptionSpec:
         if isinstance(self.default, bool):
             if isinstance(raw, bool):
                 return raw
-            text = str(raw).strip().lower()
+            text = raw.strip().lower() if isinstance(raw, str) else repr(raw)
             if text in ("1", "true", "yes", "on"):
                 return True
             if text in ("0", "false", "no", "off"):
                 return False
-            raise NotationError(f"option {self.name}: expected true/false, got {raw!r}", self.rule)
+            raise NotationError(
+                f"option {self.name}: expected true/false, got {short_repr(raw)}", self.rule
+            )
         if isinstance(self.default, int):
             if isinstance(raw, bool):
                 raise NotationError(
                     f"option {self.name}: expected a number, got {raw!r}", self.rule
                 )
-            try:
-                return int(str(raw).strip()) if not isinstance(raw, int) else raw
-            except ValueError:
+            if isinstance(raw, int):
+                return raw
+            if not isinstance(raw, str):
                 raise NotationError(
-                    f"option {self.name}: expected a number, got {raw!r}", self.rule
-                ) from None
-        return str(raw)
+                    f"option {self.name}: expected a number, got {short_repr(raw)}", self.rule
+                )
+            return parse_whole(raw, f"option {self.name}", self.rule)
+        if not isinstance(raw, str):
+            raise NotationError(
+                f"option {self.name}: expected text, got {short_repr(raw)}", self.rule
+            )
+        return raw
 
 
 def parse_options(
@@ -183,7 +234,9 @@ def parse_options(
     for key, value in (raw or {}).items():
         spec = by_name.get(key)
         if spec is None:
-            raise NotationError(f"unknown option {key!r} (known: {', '.join(sorted(by_name))})")
+            raise NotationError(
+                f"unknown option {short_repr(key)} (known: {', '.join(sorted(by_name))})"
+            )
         out[key] = spec.parse(value)
     return out
 
@@ -262,6 +315,13 @@ class Game(ABC, Generic[P, A, V]):
     @abstractmethod
     def position_json(self, pos: P) -> dict[str, Any]:
         """The JSON object of ``pos`` (``parse_position(position_json(p)) == p``)."""
+
+    @abstractmethod
+    def parse_deck(self, text: str, source: str) -> tuple[Card, ...]:
+        """The card codes of a deck file's ``text`` (the format of the game's bundled
+        ``deck.txt``), in file order; ``source`` names the file in messages.  The command
+        line's ``--deck-file`` puts them inline into option ``deck``.  Raises
+        NotationError naming the line of a bad entry (RI-1.5, RT-1.2)."""
 
     @abstractmethod
     def parse_action(self, text: str) -> A:

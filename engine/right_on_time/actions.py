@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from engine.core import Card, NotationError, Seat
+from engine.core import Card, NotationError, Seat, short_repr
 from engine.right_on_time.cards import HAND_CODES, VALUE
 
 Move = tuple[object, ...]
@@ -120,7 +120,7 @@ class BonusSwap:
     def __post_init__(self) -> None:
         for code in (self.bonus, self.hand):
             if code not in HAND_CODES:
-                raise NotationError(f"bonus swap: {code!r} is not a hand card code")
+                raise NotationError(f"bonus swap: {short_repr(code)} is not a hand card code")
 
     def __str__(self) -> str:
         return f"bonus {self.bonus} {self.hand}"
@@ -135,8 +135,16 @@ _PLAY_JOKER = "an action is written J=<n>"
 
 def _seat(token: str, text: str) -> Seat:
     digits = token[1:]
-    if not digits.isascii() or not digits.isdigit() or (len(digits) > 1 and digits[0] == "0"):
-        raise NotationError(f"action {text!r}: bad effect seat {token!r} (expected e.g. >2 or @0)")
+    if (
+        not digits.isascii()
+        or not digits.isdigit()
+        or len(digits) > 6
+        or (len(digits) > 1 and digits[0] == "0")
+    ):
+        raise NotationError(
+            f"action {short_repr(text)}: bad effect seat {short_repr(token)} "
+            "(expected e.g. >2 or @0)"
+        )
     return int(digits)
 
 
@@ -145,20 +153,23 @@ def _hand_code(token: str, text: str, joker: str) -> Card:
         return token
     if len(token) == 2 and token[0] == "J" and token[1] in "1234567":
         raise NotationError(
-            f"action {text!r}: {token!r} is a discard-pile code; a Joker in {joker}"
+            f"action {short_repr(text)}: {short_repr(token)} is a discard-pile code; "
+            f"a Joker in {joker}"
         )
-    raise NotationError(f"action {text!r}: {token!r} is not a card code")
+    raise NotationError(f"action {short_repr(text)}: {short_repr(token)} is not a card code")
 
 
 def _lay(token: str, text: str) -> Lay:
     if token.startswith("J="):
         value = token[2:]
         if len(value) != 1 or value not in "1234567":
-            raise NotationError(f"action {text!r}: a Joker is declared 1..7, got {token!r}")
+            raise NotationError(
+                f"action {short_repr(text)}: a Joker is declared 1..7, got {short_repr(token)}"
+            )
         return Lay("J", int(value))
     code = _hand_code(token, text, _PLAY_JOKER)
     if code == "J":
-        raise NotationError(f"action {text!r}: a Joker in an action is written J=<n>")
+        raise NotationError(f"action {short_repr(text)}: a Joker in an action is written J=<n>")
     return Lay(code)
 
 
@@ -175,10 +186,10 @@ def parse_action(text: str) -> RotAction:
     engine.core.NotationError: action 'play J3': 'J3' is a discard-pile code; a Joker in ...
     """
     if not isinstance(text, str):
-        raise NotationError(f"action {text!r}: expected text")
+        raise NotationError(f"action {short_repr(text)}: expected text")
     words = text.split(" ")
     if not text or any(not w for w in words) or any(not w.isprintable() for w in words):
-        raise NotationError(f"action {text!r}: expected single spaces between words")
+        raise NotationError(f"action {short_repr(text)}: expected single spaces between words")
     head, args = words[0], words[1:]
     if head == "draw" and not args:
         return Draw()
@@ -189,14 +200,14 @@ def parse_action(text: str) -> RotAction:
         effect = None
         if args[-1][0] in "><@":
             if args[-1][0] == "<":
-                raise NotationError(f"action {text!r}: effect suffixes are >s and @s")
+                raise NotationError(f"action {short_repr(text)}: effect suffixes are >s and @s")
             effect = Effect(args[-1][0], _seat(args[-1], text))
             args = args[:-1]
         if not 1 <= len(args) <= 2:
-            raise NotationError(f"action {text!r}: a play lays one or two cards (RT-3)")
+            raise NotationError(f"action {short_repr(text)}: a play lays one or two cards (RT-3)")
         return Play(tuple(_lay(a, text) for a in args), effect)
     raise NotationError(
-        f"action {text!r}: expected 'play <c> [<c>] [>s|@s]', 'draw' or 'bonus <b> <h>'"
+        f"action {short_repr(text)}: expected 'play <c> [<c>] [>s|@s]', 'draw' or 'bonus <b> <h>'"
     )
 
 
@@ -212,7 +223,7 @@ def to_move_tuple(action: RotAction) -> Move:
         if action.effect is None:
             return ("p", hand_codes, pile_codes, "", -1)
         return ("p", hand_codes, pile_codes, action.effect.kind, action.effect.seat)
-    raise NotationError(f"not a Right on Time action: {action!r}")
+    raise NotationError(f"not a Right on Time action: {short_repr(action)}")
 
 
 @lru_cache(maxsize=1 << 16)

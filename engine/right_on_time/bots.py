@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine._common import STANDARD_DECK
 from engine.core import Bot, Card, Seat
 from engine.right_on_time.actions import BonusSwap, Draw, Play, RotAction, to_action
 from engine.right_on_time.cards import VALUE, load_deck
@@ -175,7 +176,7 @@ class HeuristicBot(Bot[RightOnTimeView, RotAction]):
         score = 0.0
         if racing:
             nxt = target if kind == ">" else _next_seat(view, me)
-            deck = str(dict(view.options).get("deck", ""))
+            deck = str(dict(view.options).get("deck", STANDARD_DECK))
             danger = _empty_chance(deck, counts[nxt], top_after) if nxt != me else 0.0
             alone = len(others) == 1 and counts[nxt] == 1
             ready = _ready_on(kept, top_after) if alone else _ready(kept)
@@ -315,22 +316,22 @@ def _ready_of(hand: tuple[Card, ...]) -> float:
 
 
 @lru_cache(maxsize=8)
-def _deck_odds(path: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """From the deck's make-up (public: option ``deck``, ``""`` the default): per top value
+def _deck_odds(deck: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """From the deck's make-up (public: option ``deck``, ``"standard"`` the default): per top value
     0..7, the chance that one unknown card can be laid alone, and two as a pair."""
-    deck = load_deck(path)
+    cards = load_deck(deck)
     one = []
     two = []
     for top in range(8):
-        alone = sum(_single_ok(c, top) for c in deck) / len(deck)
-        low = sum(1 for c in deck if c == "J" or (c != "N" and VALUE[c] <= top)) / len(deck)
+        alone = sum(_single_ok(c, top) for c in cards) / len(cards)
+        low = sum(1 for c in cards if c == "J" or (c != "N" and VALUE[c] <= top)) / len(cards)
         one.append(alone)
         two.append(low * low if top else 0.0)
     return tuple(one), tuple(two)
 
 
 def _empty_chance(deck: str, count: int, top: int) -> float:
-    """Chance that a seat with ``count`` unknown cards of deck file ``deck`` empties its
+    """Chance that a seat with ``count`` unknown cards of deck ``deck`` (option value) empties its
     hand on ``top`` now."""
     if count == 1:
         return _deck_odds(deck)[0][top]

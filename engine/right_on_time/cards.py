@@ -10,19 +10,30 @@ is the frozen value behind a code.  Codes:
 - ``D<n>``: Du bist! of value n; ``Z<n>``: Ziehen! of value n (n 1..7, RT-1.2).
 
 The default deck is data (``deck.txt`` beside this module, RT-1.1/RT-1.2), read and checked
-by :func:`load_deck`.  :func:`is_submultiset` is a small generic card-list helper
-(multiset containment) the rest of the package shares.
+by :func:`default_deck`.  A position's option ``deck`` names it (``"standard"``) or holds
+the cards inline (:func:`deck_value`, :func:`load_deck`); it never names a file: only the
+command line's ``--deck-file`` reads one (:func:`read_deck_file`).  :func:`is_submultiset`
+is a small generic card-list helper (multiset containment) the rest of the package shares.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
+from functools import cache, lru_cache
+from importlib import resources
 
-from engine.core import Card, NotationError
+from engine._common import (
+    DECK_FILE_LIMIT,
+    MAX_CARDS,
+    STANDARD_DECK,
+    deck_option,
+    inline_codes,
+    read_text_file,
+)
+from engine.core import Card, NotationError, short_repr
 
 NUMBER = "number"
 JOKER = "joker"
@@ -74,8 +85,8 @@ class RotCard:
     @classmethod
     def parse(cls, code: str) -> RotCard:
         """The card of ``code`` (a hand or discard-pile code); raises NotationError."""
-        if code not in HAND_CODES and code not in PILE_CODES:
-            raise NotationError(f"{code!r} is not a Right on Time card code", "RT-1.1")
+        if not isinstance(code, str) or (code not in HAND_CODES and code not in PILE_CODES):
+            raise NotationError(f"{short_repr(code)} is not a Right on Time card code", "RT-1.1")
         if code == "J":
             return cls(JOKER, None)
         if code == "N":
@@ -111,48 +122,118 @@ def is_submultiset(part: Iterable[Card], whole: Iterable[Card]) -> bool:
     return all(have[c] >= k for c, k in need.items())
 
 
-DEFAULT_DECK_PATH = Path(__file__).with_name("deck.txt")
-"""The default deck file (RT-1.1, RT-1.2)."""
+DECK_SIZE = 50
+"""Cards in the bundled deck (RT-1.1)."""
 
 _DEFAULT_COUNTS = {"1": 4, **{str(n): 5 for n in range(2, 8)}, "J": 4, "N": 4}
 
+_COUNT_RE = re.compile(r"[0-9]{1,4}")
 
-@lru_cache(maxsize=8)
-def load_deck(path: str = "") -> tuple[Card, ...]:
-    """The cards of a deck file, in file order (``path`` ``""``: the default deck).
 
-    File format: one ``CODE COUNT`` pair per line (``7 5``: five 7s), ``#`` starts a
-    comment, blank lines are ignored.  Codes are hand codes (no ``J<n>``).  The default deck
-    must match RT-1.1 exactly (50 cards: ``1`` x4, ``2``..``7`` x5, four each of ``J``,
-    ``N``, Du bist! and Ziehen!, any values 1..7, RT-1.2); another file needs valid codes
-    and at least one card.  Raises NotationError naming the file and line.
+def read_hand_code(code: str) -> Card:
+    """``code`` if it is valid in a hand, the draw pile, a bonus list or a deck; raises
+    NotationError: ``J<n>`` lies only on the discard pile (RT-1.4), anything else that is
+    no code (RT-1.1)."""
+    if code in HAND_CODES:
+        return code
+    if code in PILE_CODES:
+        raise NotationError(f"{code!r}: J<n> lies only on the discard pile", "RT-1.4")
+    raise NotationError(f"{short_repr(code)} is not a card code", "RT-1.1")
 
-    >>> len(load_deck()), load_deck().count("J")
-    (50, 4)
+
+def read_pile_code(code: str) -> Card:
+    """``code`` if it is valid on the discard pile; raises NotationError: a Joker there is
+    ``J<n>`` (RT-1.4), anything else that is no code (RT-1.1)."""
+    if code in PILE_CODES:
+        return code
+    if code == "J":
+        raise NotationError("a Joker on the discard pile is J<n>", "RT-1.4")
+    raise NotationError(f"{short_repr(code)} is not a card code", "RT-1.1")
+
+
+def parse_deck(text: str, source: str) -> tuple[Card, ...]:
+    """The cards of a deck file's ``text``, in file order (``source`` names it in
+    messages).
+
+    File format: one ``CODE COUNT`` pair per line (``7 5``: five 7s; COUNT 1..9999 in
+    ASCII digits), ``#`` starts a comment, blank lines are ignored.  Codes are hand codes
+    (no ``J<n>``, RT-1.2).  Raises NotationError naming the line of a bad entry, or when
+    the file holds no card or more than ``engine._common.MAX_CARDS``.
+
+    >>> parse_deck("7 2  # two sevens\\nJ 1\\n", "mine.txt")
+    ('7', '7', 'J')
+    >>> parse_deck("7 \\u00b2\\n", "mine.txt")
+    Traceback (most recent call last):
+    ...
+    engine.core.NotationError: deck mine.txt line 1: expected 'CODE COUNT', got '7 ²' (RT-1.2)
     """
-    file = Path(path) if path else DEFAULT_DECK_PATH
-    where = f"deck {str(file)!r}"
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as err:
-        raise NotationError(f"option deck: cannot read {str(file)!r} ({err.strerror})") from None
     cards: list[Card] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit() or int(parts[1]) < 1:
-            raise NotationError(f"{where} line {number}: expected 'CODE COUNT', got {line!r}")
-        code = parts[0]
-        if code not in HAND_CODES:
-            raise NotationError(f"{where} line {number}: {code!r} is not a card code", "RT-1.2")
+        if len(parts) != 2 or not _COUNT_RE.fullmatch(parts[1]) or int(parts[1]) < 1:
+            raise NotationError(
+                f"deck {source} line {number}: expected 'CODE COUNT', got {short_repr(line)}",
+                "RT-1.2",
+            )
+        try:
+            code = read_hand_code(parts[0])
+        except NotationError as err:
+            raise NotationError(f"deck {source} line {number}: {err.message}", "RT-1.2") from None
         cards.extend([code] * int(parts[1]))
+        if len(cards) > MAX_CARDS:
+            raise NotationError(f"deck {source}: more than {MAX_CARDS} cards", "RT-1.2")
     if not cards:
-        raise NotationError(f"{where}: holds no cards", "RT-1.1")
-    if not path:
-        _check_default(cards, where)
+        raise NotationError(f"deck {source}: holds no cards", "RT-1.1")
     return tuple(cards)
+
+
+@cache
+def default_deck() -> tuple[Card, ...]:
+    """The bundled deck (``engine/right_on_time/deck.txt``), read and checked once: it must
+    match RT-1.1 exactly (50 cards: ``1`` x4, ``2``..``7`` x5, four each of ``J``, ``N``,
+    Du bist! and Ziehen!, any values 1..7, RT-1.2).  Raises NotationError otherwise.
+
+    >>> len(default_deck()), default_deck().count("J")
+    (50, 4)
+    """
+    text = resources.files("engine.right_on_time").joinpath("deck.txt").read_text("utf-8")
+    cards = parse_deck(text, "deck.txt")
+    _check_default(cards, "deck deck.txt")
+    return cards
+
+
+def deck_value(raw: object, text_codes: bool = True) -> str:
+    """The canonical value of option ``deck`` from ``raw``: ``"standard"`` (the bundled
+    deck), or inline hand codes (a list, or with ``text_codes`` one string of codes
+    separated by white space), returned joined by single spaces.  Never a file name.
+    Raises NotationError ``option deck: ...`` (RT-1.2) for an unknown name, no card, too
+    many cards or a bad code."""
+    return deck_option(raw, read_hand_code, "RT-1.2", text_codes)
+
+
+@lru_cache(maxsize=32)
+def load_deck(deck: str = STANDARD_DECK) -> tuple[Card, ...]:
+    """The cards of option ``deck`` (:func:`deck_value`'s form), in order: the bundled deck
+    for ``"standard"``, else the inline codes.  Reads no file.  Raises NotationError naming
+    the option for any other value.
+
+    >>> len(load_deck()), load_deck("7 7 N")
+    (50, ('7', '7', 'N'))
+    """
+    codes = inline_codes(deck_value(deck))
+    return default_deck() if codes is None else tuple(codes)
+
+
+def read_deck_file(path: str) -> tuple[Card, ...]:
+    """The cards of the deck file ``path`` (the command line's ``--deck-file``): a regular
+    file of at most 64 KiB of UTF-8 text in :func:`parse_deck`'s format.  Raises
+    NotationError naming the file: missing, a FIFO or device, too large, not UTF-8, a bad
+    line."""
+    text = read_text_file(path, DECK_FILE_LIMIT, "--deck-file", "RT-1.2")
+    return parse_deck(text, short_repr(path, 80))
 
 
 def _check_default(cards: Sequence[Card], where: str) -> None:
@@ -164,5 +245,5 @@ def _check_default(cards: Sequence[Card], where: str) -> None:
         have = sum(k for c, k in counts.items() if c[0] == letter)
         if have != 4:
             raise NotationError(f"{where}: {have} {name} cards, expected 4", "RT-1.1")
-    if len(cards) != 50:
-        raise NotationError(f"{where}: {len(cards)} cards, expected 50", "RT-1.1")
+    if len(cards) != DECK_SIZE:
+        raise NotationError(f"{where}: {len(cards)} cards, expected {DECK_SIZE}", "RT-1.1")

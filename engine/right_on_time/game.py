@@ -46,7 +46,7 @@ from engine.core import (
 from engine.right_on_time import actions as _actions
 from engine.right_on_time.actions import DRAW_MOVE, Draw, RotAction, to_action, to_move_tuple
 from engine.right_on_time.bots import HeuristicBot, RandomBot
-from engine.right_on_time.cards import VALUE, load_deck
+from engine.right_on_time.cards import VALUE, load_deck, parse_deck
 from engine.right_on_time.options import OPTION_SPECS, resolve_options
 from engine.right_on_time.position import (
     GAME_NAME,
@@ -61,6 +61,7 @@ from engine.right_on_time.rules import (
     deal,
     explain,
     gen_moves,
+    hand_size,
     move_text,
     random_move,
 )
@@ -103,12 +104,15 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
     def new(
         self, seats: int, seed: int, options: Mapping[str, object] | None = None, first: Seat = 0
     ) -> RotPosition:
-        """Round 1 of a match: the deck shuffled from ``seed`` (``design/notation.md``),
-        dealt one card at a time clockwise from ``first`` (RT-2.1: 7 cards, 8 with 2 seats,
-        or ``hand_size``), ``first`` to open (RT-2.2, RT-2.3).
+        """Round 1 of a match: the deck of option ``deck`` (the bundled deck, or the
+        cards inline: a list or one space-separated string of codes) shuffled from
+        ``seed`` (``design/notation.md``), dealt one card at a time clockwise from
+        ``first`` (RT-2.1: 7 cards, 8 with 2 seats, RT-9.1), ``first`` to open (RT-2.2,
+        RT-2.3).  Reads no file.
 
         Raises NotationError: ``seats`` outside 2..6 (RT-2.5), ``first`` out of range, a bad
-        option (named), a deck with fewer cards than seats.
+        or unknown option (named; ``hand_size`` is none), a deck with fewer cards than
+        seats.
         """
         if isinstance(seats, bool) or not isinstance(seats, int) or not 2 <= seats <= 6:
             raise NotationError(f"seats: 2 to 6 seats, got {seats!r}", "RT-2.5")
@@ -116,14 +120,14 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             raise NotationError(f"first: seat {first!r} out of range 0..{seats - 1}", "RT-2.3")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise NotationError(f"seed: expected an integer, got {seed!r}")
-        opts = resolve_options(options, seats)
+        opts = resolve_options(options)
         deck = load_deck(opts.deck)
         if len(deck) < seats:
             raise NotationError(
                 f"option deck: {len(deck)} cards cannot deal {seats} seats", "RT-2.1"
             )
         cards, next_seed = shuffle(deck, seed)
-        hands, draw = deal(cards, seats, opts.hand_size, first)
+        hands, draw = deal(cards, seats, hand_size(seats), first)
         return RotPosition(
             seats=seats,
             options=opts,
@@ -148,6 +152,12 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
     def position_json(self, pos: RotPosition) -> dict[str, Any]:
         """The JSON object of ``pos``; ``parse_position(position_json(p)) == p``."""
         return _position_json(pos)
+
+    def parse_deck(self, text: str, source: str) -> tuple[str, ...]:
+        """The codes of a deck file's ``text`` (``CODE COUNT`` lines, RT-1.2:
+        :func:`engine.right_on_time.cards.parse_deck`); raises NotationError naming the
+        line."""
+        return parse_deck(text, source)
 
     def parse_action(self, text: str) -> RotAction:
         """Read an action in the exact spelling ``legal`` prints; raises NotationError."""

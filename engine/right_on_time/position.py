@@ -4,7 +4,8 @@ JSON fields (all required except ``options`` and ``shown``)::
 
     game      "right-on-time"
     seats     2..6 (RT-2.5)
-    options   rule options; omitted keys are resolved (engine.right_on_time.options)
+    options   rule options; omitted keys are resolved (engine.right_on_time.options); only
+              the options the rules name, plus ``deck`` when it is not the bundled deck
     hands     list per seat of hand codes, in hand order
     draw      draw pile, top first
     discard   discard pile, bottom first; a Joker there is J<n> (RT-1.4)
@@ -19,6 +20,20 @@ JSON fields (all required except ``options`` and ``shown``)::
               (a sub-multiset of its hand; default all empty).  Written always.
 
 Malformed positions raise :class:`~engine.core.NotationError` naming the field (RT-10.2).
+``str(pos)`` is the canonical one-line JSON text and ``RotPosition.parse(str(pos)) == pos``,
+as for Riiing! positions (the shared helpers are in ``engine._common``).
+
+>>> text = ('{"game": "right-on-time", "seats": 2, "hands": [["3", "J"], ["N"]], "draw": [], '
+...         '"discard": ["J5"], "to_move": 1, "seed": 7, "round": 1, "scores": [0, 1], '
+...         '"out": [], "bonus": [[], []], "winner": null}')
+>>> pos = RotPosition.parse(text)
+>>> pos.hands, pos.options.target_points, RotPosition.parse(str(pos)) == pos
+((('3', 'J'), ('N',)), 3, True)
+>>> RotPosition.parse(text.replace('"J5"', '"J"'))
+Traceback (most recent call last):
+...
+engine.core.NotationError: position field 'discard[0]': a Joker on the discard pile is J<n>
+    (RT-1.4)
 """
 
 from __future__ import annotations
@@ -27,11 +42,35 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Card, NotationError, Seat
-from engine.right_on_time.cards import HAND_CODES, PILE_CODES, is_submultiset, unjoker
-from engine.right_on_time.options import RotOptions, resolve_options
+from engine._common import (
+    BUNDLED_DECKS,
+    card_list,
+    deck_json,
+    dumps,
+    field_error,
+    is_int,
+    loads_object,
+    per_seat,
+    seat,
+    seat_or_none,
+)
+from engine.core import Card, NotationError, Seat, short_repr
+from engine.right_on_time.cards import (
+    is_submultiset,
+    read_hand_code,
+    read_pile_code,
+    unjoker,
+)
+from engine.right_on_time.options import OPTION_SPECS, RotOptions, resolve_options
 
 GAME_NAME = "right-on-time"
+"""The registry name and the JSON ``game`` value."""
+
+MIN_SEATS, MAX_SEATS = 2, 6
+"""Seat counts (RT-2.5)."""
+
+RULE = "RT-10.2"
+"""The rule a malformed position cites."""
 
 Hand = tuple[Card, ...]
 
@@ -43,6 +82,10 @@ class RotPosition:
     Fields mirror the JSON fields of the module docstring (lists become tuples);
     ``options`` is a :class:`RotOptions`.  Equality is exact (hand order included): the
     order conventions of ``design/notation.md`` make every engine result deterministic.
+
+    Construct through ``RightOnTimeGame.new``, :meth:`parse` or :meth:`from_json`, which
+    validate (RT-10.2); the constructor itself trusts its fields.  ``str(pos)`` is the
+    canonical JSON text on one line, :meth:`to_json` the JSON object.
     """
 
     seats: int
@@ -59,20 +102,49 @@ class RotPosition:
     winner: Seat | None
     shown: tuple[Hand, ...]
 
+    def __str__(self) -> str:
+        return dumps(position_json(self))
 
-_FIELDS = (
+    @classmethod
+    def parse(cls, text: str, where: str = "text") -> RotPosition:
+        """Read a position from its JSON text (``where`` names the source in messages);
+        raises :class:`NotationError` for text that is not a strict JSON object
+        (``engine._common.loads_object``) or a malformed position (RT-10.2)."""
+        return parse_position(loads_object(text, where))
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> RotPosition:
+        """Read and validate a JSON position object (:func:`parse_position`, RT-10.2)."""
+        return parse_position(obj)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object (:func:`position_json`)."""
+        return position_json(self)
+
+    def cards(self) -> list[Card]:
+        """Every card the position holds, ``J<n>`` as ``J`` (RT-10.1): :func:`all_cards`."""
+        return all_cards(self)
+
+
+FIELDS = (
     "game", "seats", "options", "hands", "draw", "discard", "to_move", "seed",
     "round", "scores", "out", "bonus", "winner", "shown",
 )  # fmt: skip
+"""The JSON fields in notation order."""
+
 _OPTIONAL = frozenset({"options", "shown"})
 
 
 def position_json(pos: RotPosition) -> dict[str, Any]:
-    """The JSON object of ``pos`` (every field, every option resolved)."""
+    """The JSON object of ``pos``: every field in :data:`FIELDS` order; the options a
+    position writes (:meth:`RotOptions.items`), an inline ``deck`` as a list of codes."""
+    options: dict[str, Any] = dict(pos.options.items())
+    if "deck" in options:
+        options["deck"] = deck_json(pos.options.deck)
     return {
         "game": GAME_NAME,
         "seats": pos.seats,
-        "options": dict(pos.options.items()),
+        "options": options,
         "hands": [list(h) for h in pos.hands],
         "draw": list(pos.draw),
         "discard": list(pos.discard),
@@ -87,42 +159,49 @@ def position_json(pos: RotPosition) -> dict[str, Any]:
     }
 
 
-def _bad(field: str, what: str, rule: str | None = "RT-10.2") -> NotationError:
-    return NotationError(f"position field {field!r}: {what}", rule)
+def _bad(field: str, what: str, rule: str | None = RULE) -> NotationError:
+    return field_error(field, what, rule)
 
 
 def _int(obj: Mapping[str, Any], field: str) -> int:
     value = obj[field]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _bad(field, f"expected an integer, got {value!r}")
+    if not is_int(value):
+        raise _bad(field, f"expected an integer, got {short_repr(value)}")
     return value
 
 
-def _seat(value: object, field: str, seats: int) -> Seat:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _bad(field, f"expected a seat number, got {value!r}")
-    if not 0 <= value < seats:
-        raise _bad(field, f"seat {value} out of range 0..{seats - 1}")
-    return value
+def _hand_cards(value: object, field: str) -> tuple[Card, ...]:
+    return card_list(value, field, read_hand_code, RULE)
 
 
-def _cards(value: object, field: str, valid: frozenset[Card]) -> tuple[Card, ...]:
-    if not isinstance(value, list):
-        raise _bad(field, f"expected a list of card codes, got {value!r}")
-    for code in value:
-        if not isinstance(code, str) or code not in valid:
-            if code == "J":
-                raise _bad(field, "a Joker on the discard pile is J<n> (RT-1.4)")
-            if isinstance(code, str) and code in PILE_CODES:
-                raise _bad(field, f"{code!r}: J<n> lies only on the discard pile (RT-1.4)")
-            raise _bad(field, f"{code!r} is not a card code")
-    return tuple(value)
-
-
-def _per_seat(value: object, field: str, seats: int) -> list[object]:
-    if not isinstance(value, list) or len(value) != seats:
-        raise _bad(field, f"expected a list of {seats} entries (one per seat)")
-    return value
+def _options(raw: object) -> RotOptions:
+    """A position's ``options`` object, JSON types checked strictly (a number is not
+    true/false; ``deck`` is a bundled deck's name or a list of codes)."""
+    if raw is None:
+        return resolve_options(None)
+    if not isinstance(raw, Mapping):
+        raise _bad("options", f"expected an object, got {short_repr(raw)}")
+    specs = {spec.name: spec for spec in OPTION_SPECS}
+    for key, value in raw.items():
+        spec = specs.get(key)
+        if spec is None:
+            known = ", ".join(sorted(specs))
+            raise _bad("options", f"unknown option {short_repr(key)} (known: {known})")
+        if key == "deck":
+            if not isinstance(value, list) and value not in BUNDLED_DECKS:
+                raise _bad(
+                    "options.deck",
+                    f"expected a bundled deck name ({', '.join(BUNDLED_DECKS)}) or a list of "
+                    f"card codes, got {short_repr(value)}; a position never names a file",
+                    spec.rule,
+                )
+        elif type(value) is not type(spec.default):
+            kind = "true/false" if isinstance(spec.default, bool) else "a whole number"
+            raise _bad(f"options.{key}", f"expected {kind}, got {short_repr(value)}", spec.rule)
+    try:
+        return resolve_options(raw, text_codes=False)
+    except NotationError as err:
+        raise _bad("options", err.message, err.rule) from None
 
 
 def parse_position(obj: Mapping[str, Any]) -> RotPosition:
@@ -130,64 +209,59 @@ def parse_position(obj: Mapping[str, Any]) -> RotPosition:
     the field: a missing or unknown field, ``J`` on the discard pile or ``J<n>`` elsewhere,
     an invalid code, a seat out of range, ``to_move`` null while ``winner`` is null (or set
     once the match is won), ``to_move`` out of the round, more than one seat ``out`` while
-    the round goes on, ``shown`` cards not in the hand, an unknown or bad option."""
+    the round goes on, ``shown`` cards not in the hand, an unknown or bad option (a JSON
+    type other than the option's own included)."""
     if not isinstance(obj, Mapping):
-        raise NotationError("position: expected a JSON object")
+        raise NotationError(f"position: expected a JSON object, got {short_repr(obj)}", RULE)
     for name in obj:
-        if name not in _FIELDS:
-            raise _bad(str(name), "unknown field")
-    for name in _FIELDS:
+        if name not in FIELDS:
+            raise _bad(str(name)[:40], f"unknown field (known: {', '.join(FIELDS)})")
+    for name in FIELDS:
         if name not in obj and name not in _OPTIONAL:
             raise _bad(name, "missing")
     if obj["game"] != GAME_NAME:
-        raise _bad("game", f"expected {GAME_NAME!r}, got {obj['game']!r}")
+        raise _bad("game", f"expected {GAME_NAME!r}, got {short_repr(obj['game'])}")
     seats = _int(obj, "seats")
-    if not 2 <= seats <= 6:
-        raise _bad("seats", f"2 to 6 seats, got {seats}", "RT-2.5")
-    raw_options = obj.get("options", {})
-    if not isinstance(raw_options, Mapping):
-        raise _bad("options", "expected an object")
-    try:
-        options = resolve_options(raw_options, seats)
-    except NotationError as err:
-        raise _bad("options", err.message, err.rule) from None
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise _bad("seats", f"{MIN_SEATS} to {MAX_SEATS} seats, got {seats}", "RT-2.5")
+    options = _options(obj.get("options"))
     hands = tuple(
-        _cards(h, f"hands[{i}]", HAND_CODES)
-        for i, h in enumerate(_per_seat(obj["hands"], "hands", seats))
+        _hand_cards(h, f"hands[{i}]")
+        for i, h in enumerate(per_seat(obj["hands"], "hands", seats, "hands", RULE))
     )
     bonus = tuple(
-        _cards(b, f"bonus[{i}]", HAND_CODES)
-        for i, b in enumerate(_per_seat(obj["bonus"], "bonus", seats))
+        _hand_cards(b, f"bonus[{i}]")
+        for i, b in enumerate(per_seat(obj["bonus"], "bonus", seats, "bonus lists", RULE))
     )
     raw_shown = obj.get("shown")
     shown: tuple[Hand, ...] = ((),) * seats
     if raw_shown is not None:
         shown = tuple(
-            _cards(s, f"shown[{i}]", HAND_CODES)
-            for i, s in enumerate(_per_seat(raw_shown, "shown", seats))
+            _hand_cards(s, f"shown[{i}]")
+            for i, s in enumerate(per_seat(raw_shown, "shown", seats, "lists", RULE))
         )
         for i, cards in enumerate(shown):
             if not is_submultiset(cards, hands[i]):
                 raise _bad(f"shown[{i}]", "shown cards must still be in the hand (RT-5.1)")
-    draw = _cards(obj["draw"], "draw", HAND_CODES)
-    discard = _cards(obj["discard"], "discard", PILE_CODES)
+    draw = _hand_cards(obj["draw"], "draw")
+    discard = card_list(obj["discard"], "discard", read_pile_code, RULE)
     seed = _int(obj, "seed")
     round_no = _int(obj, "round")
     if round_no < 1:
         raise _bad("round", f"rounds count from 1, got {round_no}")
     scores = []
-    for value in _per_seat(obj["scores"], "scores", seats):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise _bad("scores", f"expected victory points >= 0, got {value!r}")
+    for i, value in enumerate(per_seat(obj["scores"], "scores", seats, "scores", RULE)):
+        if not is_int(value) or value < 0:
+            raise _bad(f"scores[{i}]", f"expected victory points >= 0, got {short_repr(value)}")
         scores.append(value)
     raw_out = obj["out"]
-    if not isinstance(raw_out, list):
-        raise _bad("out", "expected a list of seats")
-    out = tuple(_seat(s, "out", seats) for s in raw_out)
+    if not isinstance(raw_out, list) or len(raw_out) > seats:
+        raise _bad("out", f"expected a list of at most {seats} seats")
+    out = tuple(seat(s, f"out[{i}]", seats, RULE) for i, s in enumerate(raw_out))
     if len(set(out)) != len(out):
         raise _bad("out", "a seat is listed twice")
-    winner = None if obj["winner"] is None else _seat(obj["winner"], "winner", seats)
-    to_move = None if obj["to_move"] is None else _seat(obj["to_move"], "to_move", seats)
+    winner = seat_or_none(obj["winner"], "winner", seats, RULE)
+    to_move = seat_or_none(obj["to_move"], "to_move", seats, RULE)
     if to_move is None and winner is None:
         raise _bad("to_move", "null while winner is null")
     if to_move is not None and winner is not None:

@@ -403,6 +403,19 @@ def _next_in_round(t: Table, seat: Seat) -> Seat:
     return seat
 
 
+HAND_SIZE, HAND_SIZE_TWO_SEATS = 7, 8
+"""Cards dealt per seat (RT-2.1), and with two seats (RT-9.1).  Not an option."""
+
+
+def hand_size(seats: int) -> int:
+    """Cards each seat is dealt: 7, or 8 with two seats (RT-2.1, RT-9.1).
+
+    >>> hand_size(2), hand_size(5)
+    (8, 7)
+    """
+    return HAND_SIZE_TWO_SEATS if seats == 2 else HAND_SIZE
+
+
 def deal(
     cards: list[Card], seats: int, hand_size: int, first: Seat
 ) -> tuple[list[list[Card]], list[Card]]:
@@ -438,7 +451,7 @@ def _round_won(t: Table, seat: Seat, events: list[Event] | None) -> None:
     shuffled, t.seed = shuffle(cards, t.seed)
     if shuffled:
         _emit(events, "shuffle", None, (), t.seed)
-    t.hands, t.draw = deal(shuffled, t.seats, t.options.hand_size, seat)
+    t.hands, t.draw = deal(shuffled, t.seats, hand_size(t.seats), seat)
     t.discard = []
     t.out = []
     t.shown = [[] for _ in range(t.seats)]

@@ -28,12 +28,13 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.core import NotationError, Seat
+from engine.core import NotationError, Seat, short_repr
 from engine.riiing.cards import RiiingCard
 
 ActionKind = Literal["play", "draw", "take", "slap", "timeout", "falseslap"]
 
-_SEAT = "(0|[1-9][0-9]*)"
+_SEAT = "(0|[1-9][0-9]{0,5})"
+"""A seat number in an action: no leading zeros, at most 6 digits (never out of ``int``)."""
 _ACTION_RE = re.compile(rf"(play) (\S+)|(draw|take|timeout)|(slap|falseslap) {_SEAT}")
 
 
@@ -92,15 +93,17 @@ class RiiingAction:
         match = _ACTION_RE.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             raise NotationError(
-                f"bad action {text!r}: expected play <card>, draw, take, slap <s>, timeout "
-                "or falseslap <s>"
+                f"bad action {short_repr(text)}: expected play <card>, draw, take, slap <s>, "
+                "timeout or falseslap <s>"
             )
         play, code, word, seat_kind, seat = match.groups()
         if play:
             try:
                 return RiiingAction("play", card=RiiingCard.parse(code))
             except NotationError as err:
-                raise NotationError(f"bad action {text!r}: {err.message}", err.rule) from None
+                raise NotationError(
+                    f"bad action {short_repr(text)}: {err.message}", err.rule
+                ) from None
         if word == "draw":
             return DRAW
         if word == "take":

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from engine.core import NotationError
+from engine.core import NotationError, short_repr
 
 SYMBOLS: tuple[str, ...] = ("A", "S", "C", "T")
 """The four symbols: ``A`` alarm clock, ``S`` soap, ``C`` coffee, ``T`` toast (RI-1.1)."""
@@ -82,7 +82,7 @@ class RiiingCard:
         Equal codes give the same (interned) object.
         """
         if not isinstance(code, str):
-            raise NotationError(f"bad card code {code!r}: expected a string", "RI-1.1")
+            raise NotationError(f"bad card code {short_repr(code)}: expected a string", "RI-1.1")
         return _parse_cached(code)
 
     @property
@@ -95,7 +95,7 @@ class RiiingCard:
 def _parse_cached(code: str) -> RiiingCard:
     front, sep, back = code.partition("/")
     if not sep:
-        raise NotationError(f"bad card code {code!r}: expected FRONT/BACK", "RI-1.1")
+        raise NotationError(f"bad card code {short_repr(code)}: expected FRONT/BACK", "RI-1.1")
     return RiiingCard(front, back)
 
 
@@ -108,7 +108,8 @@ def _read_front(front: str, back: str) -> tuple[CardKind, int | None, str | None
         if front[0] in "123456789":
             return "number", int(front[0]), front[1]
     raise NotationError(
-        f"bad card code '{front}/{back}': front {front!r} is not <1-9><A|S|C|T>, "
+        f"bad card code {short_repr(f'{front}/{back}')}: front {short_repr(front)} is not "
+        "<1-9><A|S|C|T>, "
         "!<symbol> or P",
         "RI-1.1",
     )
@@ -131,7 +132,8 @@ def _read_back(front: str, back: str) -> tuple[frozenset[int], str | None]:
             if numbers == sorted(set(numbers)):
                 return frozenset(numbers), None
     raise NotationError(
-        f"bad card code '{front}/{back}': back {back!r} is not one of > < = ~ E O, "
+        f"bad card code {short_repr(f'{front}/{back}')}: back {short_repr(back)} is not one of "
+        "> < = ~ E O, "
         "{a,b,c} (ascending numbers 1-9, no spaces) or *<symbol>",
         "RI-1.1",
     )

@@ -5,7 +5,9 @@
 >>> [len(hand) for hand in pos.hands], len(pos.draw), len(pos.discard)
 ([7, 7, 7], 74, 1)
 >>> game.position_json(pos)["options"]
-{'hand_size': 7, 'slap_timeout_s': 8, 'false_slap_penalty': 1, 'deck': ''}
+{'hand_size': 7, 'slap_timeout_s': 8, 'false_slap_penalty': 1, 'deck': 'standard'}
+>>> sorted({card.code for card in game.new(2, 1, {"deck": "7C/> P/E " * 9}).cards()})
+['7C/>', 'P/E']
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from engine.core import Bot, Event, Game, LogLine, NotationError, OptionSpec, Ou
 from engine.riiing import rules
 from engine.riiing.actions import TIMEOUT, RiiingAction
 from engine.riiing.bots import HeuristicBot, RandomBot
+from engine.riiing.deck import parse_deck
 from engine.riiing.position import (
     GAME_NAME,
     MAX_SEATS,
@@ -33,8 +36,9 @@ from engine.riiing.view import RiiingView
 
 class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
     """Riiing! (``rules/riiing.md``): 2-6 seats, options ``hand_size`` (7, RI-2.1),
-    ``slap_timeout_s`` (8, RI-6.4), ``false_slap_penalty`` (1, RI-6.5), ``deck`` ("",
-    RI-1.5); bots ``"random"`` and ``"heuristic"``.  Stateless: every method is pure."""
+    ``slap_timeout_s`` (8, RI-6.4), ``false_slap_penalty`` (1, RI-6.5), ``deck``
+    (``"standard"`` or the cards inline, RI-1.5: ``engine.riiing.deck``); bots ``"random"``
+    and ``"heuristic"``.  Stateless: every method is pure, none reads a file."""
 
     name: ClassVar[str] = GAME_NAME
     min_seats: ClassVar[int] = MIN_SEATS
@@ -49,8 +53,9 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
         self, seats: int, seed: int, options: Mapping[str, object] | None = None, first: Seat = 0
     ) -> RiiingPosition:
         """A fresh position (RI-2, :func:`engine.riiing.rules.new_position`).  ``options``
-        are CLI/lobby strings or values; raises :class:`NotationError` naming a bad seat
-        count, seat, option or deck file."""
+        are CLI/lobby strings or values (``deck``: ``"standard"``, or card codes as a list
+        or one space-separated string); raises :class:`NotationError` naming a bad seat
+        count, seat, option or deck card."""
         return rules.new_position(seats, seed, RiiingOptions.from_mapping(options), first)
 
     def parse_position(self, obj: Mapping[str, Any]) -> RiiingPosition:
@@ -60,6 +65,11 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
     def position_json(self, pos: RiiingPosition) -> dict[str, Any]:
         """The JSON object of ``pos``, fields in notation order, every option written."""
         return position_json(pos)
+
+    def parse_deck(self, text: str, source: str) -> tuple[str, ...]:
+        """The codes of a deck file's ``text`` (one ``FRONT/BACK`` per line, RI-1.5:
+        :func:`engine.riiing.deck.parse_deck`); raises NotationError naming the line."""
+        return tuple(card.code for card in parse_deck(text, source))
 
     def parse_action(self, text: str) -> RiiingAction:
         """Read an action in its exact spelling; raises NotationError."""

@@ -23,13 +23,25 @@ engine.core.NotationError: position field 'discard': empty (RI-9)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any
 
-from engine.core import NotationError, OptionSpec, OptionValue, Seat, parse_options
+from engine._common import (
+    BUNDLED_DECKS,
+    STANDARD_DECK,
+    card_list,
+    deck_json,
+    dumps,
+    field_error,
+    is_int,
+    loads_object,
+    per_seat,
+    seat_or_none,
+)
+from engine.core import NotationError, OptionSpec, OptionValue, Seat, parse_options, short_repr
 from engine.riiing.cards import SYMBOLS, RiiingCard
+from engine.riiing.deck import deck_value
 
 GAME_NAME = "riiing"
 """The registry name and the JSON ``game`` value."""
@@ -41,7 +53,10 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("hand_size", 7, "RI-2.1", "cards dealt to each seat"),
     OptionSpec("slap_timeout_s", 8, "RI-6.4", "seconds a RIIING! window stays open"),
     OptionSpec("false_slap_penalty", 1, "RI-6.5", "cards a false slap draws; 0 = off"),
-    OptionSpec("deck", "", "RI-1.5", "deck file path; empty = the bundled 96-card deck"),
+    OptionSpec(
+        "deck", STANDARD_DECK, "RI-1.5",
+        "the bundled 96-card deck 'standard', or the cards inline (never a file name)",
+    ),
 )
 """The rule options, in ``position_json`` order."""
 
@@ -59,15 +74,18 @@ FIELDS = (
 class RiiingOptions:
     """The rule options of a position (``OPTION_SPECS``): ``hand_size`` (cards, >= 1,
     RI-2.1), ``slap_timeout_s`` (seconds, >= 1, RI-6.4), ``false_slap_penalty`` (cards,
-    >= 0, RI-6.5), ``deck`` (file path, ``""`` = bundled deck, RI-1.5).
+    >= 0, RI-6.5), ``deck`` (RI-1.5: ``"standard"``, the bundled deck, or inline card
+    codes joined by single spaces, ``"7C/> P/E ..."``; JSON writes inline cards as a list;
+    never a file name: ``engine.riiing.deck``).
 
-    Raises :class:`NotationError` naming the option for an out-of-range value.
+    Raises :class:`NotationError` naming the option for an out-of-range value or a deck
+    that is neither a bundled name nor valid card codes.
     """
 
     hand_size: int = 7
     slap_timeout_s: int = 8
     false_slap_penalty: int = 1
-    deck: str = ""
+    deck: str = STANDARD_DECK
 
     def __post_init__(self) -> None:
         for spec in OPTION_SPECS:
@@ -80,24 +98,33 @@ class RiiingOptions:
                     f"option {spec.name}: expected a whole number >= {low}, got {value!r}",
                     spec.rule,
                 )
-        if not isinstance(self.deck, str):
-            raise NotationError(f"option deck: expected a file path, got {self.deck!r}", "RI-1.5")
+        object.__setattr__(self, "deck", deck_value(self.deck))
 
     @staticmethod
     def from_mapping(raw: Mapping[str, object] | None) -> RiiingOptions:
-        """Options from CLI/lobby strings or JSON values, defaults filled in; raises
-        :class:`NotationError` naming an unknown option or a bad value."""
-        values: dict[str, OptionValue] = parse_options(OPTION_SPECS, raw)
+        """Options from CLI/lobby strings or JSON values, defaults filled in; ``deck`` may
+        also be a list of card codes.  Raises :class:`NotationError` naming an unknown
+        option or a bad value."""
+        given = dict(raw or {})
+        deck = given.pop("deck", STANDARD_DECK)
+        values: dict[str, OptionValue] = parse_options(OPTION_SPECS, given)
         return RiiingOptions(
             hand_size=int(values["hand_size"]),
             slap_timeout_s=int(values["slap_timeout_s"]),
             false_slap_penalty=int(values["false_slap_penalty"]),
-            deck=str(values["deck"]),
+            deck=deck_value(deck),
         )
 
     def as_dict(self) -> dict[str, OptionValue]:
-        """Every option value by name, in ``OPTION_SPECS`` order."""
+        """Every option value by name, in ``OPTION_SPECS`` order (``deck`` in its string
+        form: ``"standard"`` or the codes joined by spaces)."""
         return {spec.name: getattr(self, spec.name) for spec in OPTION_SPECS}
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON ``options`` object: every option; an inline ``deck`` as a list."""
+        out: dict[str, Any] = dict(self.as_dict())
+        out["deck"] = deck_json(self.deck)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,9 +168,10 @@ class RiiingPosition:
     - ``window``: the symbol of the open RIIING! window or ``None`` (RI-6.2)
     - ``winner``: the winning seat or ``None`` (RI-7.1)
 
-    Construct through ``RiiingGame.new``, :meth:`parse` or :func:`position_from_json`,
-    which validate (RI-9); the constructor itself trusts its fields.  ``str(pos)`` is the
-    position's JSON text on one line; ``RiiingPosition.parse(str(pos)) == pos``.
+    Construct through ``RiiingGame.new``, :meth:`parse` or :meth:`from_json`, which
+    validate (RI-9); the constructor itself trusts its fields.  ``str(pos)`` is the
+    position's canonical JSON text on one line; ``RiiingPosition.parse(str(pos)) == pos``;
+    :meth:`to_json` is the JSON object.
     """
 
     seats: int
@@ -158,18 +186,23 @@ class RiiingPosition:
     winner: Seat | None = None
 
     def __str__(self) -> str:
-        return json.dumps(position_json(self))
+        return dumps(position_json(self))
 
-    @staticmethod
-    def parse(text: str) -> RiiingPosition:
-        """Read a position from its JSON text; raises :class:`NotationError`."""
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise NotationError(f"position: not JSON ({err.msg} at line {err.lineno})") from None
-        if not isinstance(obj, dict):
-            raise NotationError("position: expected a JSON object")
+    @classmethod
+    def parse(cls, text: str, where: str = "text") -> RiiingPosition:
+        """Read a position from its JSON text (``where`` names the source in messages);
+        raises :class:`NotationError` for text that is not a strict JSON object
+        (``engine._common.loads_object``) or a malformed position (RI-9)."""
+        return position_from_json(loads_object(text, where))
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> RiiingPosition:
+        """Read and validate a JSON position object (:func:`position_from_json`, RI-9)."""
         return position_from_json(obj)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object (:func:`position_json`)."""
+        return position_json(self)
 
     def cards(self) -> list[RiiingCard]:
         """Every card the position holds: hands (seat 0 first), draw, discard (RI-8.3)."""
@@ -184,7 +217,7 @@ def position_json(pos: RiiingPosition) -> dict[str, Any]:
     return {
         "game": GAME_NAME,
         "seats": pos.seats,
-        "options": pos.options.as_dict(),
+        "options": pos.options.to_json(),
         "hands": [[str(card) for card in hand] for hand in pos.hands],
         "draw": [str(card) for card in pos.draw],
         "discard": [str(card) for card in pos.discard],
@@ -197,51 +230,44 @@ def position_json(pos: RiiingPosition) -> dict[str, Any]:
 
 
 def _bad(field: str, what: str, rule: str = "RI-9") -> NotationError:
-    return NotationError(f"position field {field!r}: {what}", rule)
-
-
-def _is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return field_error(field, what, rule)
 
 
 def _cards(value: object, field: str) -> tuple[RiiingCard, ...]:
-    if not isinstance(value, list):
-        raise _bad(field, f"expected a list of card codes, got {value!r}")
-    out = []
-    for index, code in enumerate(value):
-        if not isinstance(code, str):
-            raise _bad(f"{field}[{index}]", f"expected a card code, got {code!r}")
-        try:
-            out.append(RiiingCard.parse(code))
-        except NotationError as err:
-            raise _bad(f"{field}[{index}]", err.message) from None
-    return tuple(out)
-
-
-def _seat_or_none(value: object, field: str, seats: int) -> Seat | None:
-    if value is None:
-        return None
-    if not _is_int(value):
-        raise _bad(field, f"expected a seat number or null, got {value!r}")
-    if not 0 <= value < seats:
-        raise _bad(field, f"seat {value} out of range 0..{seats - 1}")
-    return value
+    return card_list(value, field, RiiingCard.parse, "RI-9")
 
 
 def _options(value: object) -> RiiingOptions:
     if value is None:
         return RiiingOptions()
     if not isinstance(value, dict):
-        raise _bad("options", f"expected an object, got {value!r}")
+        raise _bad("options", f"expected an object, got {short_repr(value)}")
     specs = {spec.name: spec for spec in OPTION_SPECS}
     for key, raw in value.items():
         spec = specs.get(key)
         if spec is None:
             known = ", ".join(sorted(specs))
-            raise _bad("options", f"unknown option {key!r} (known: {known})")
+            raise _bad("options", f"unknown option {short_repr(key)} (known: {known})")
+        if key == "deck":
+            if isinstance(raw, list) or raw in BUNDLED_DECKS:
+                continue
+            names = ", ".join(BUNDLED_DECKS)
+            if not isinstance(raw, str):
+                raise _bad(
+                    "options.deck",
+                    f"expected a string, got {short_repr(raw)}; a deck is a bundled deck's "
+                    f"name ({names}) or a list of card codes",
+                    "RI-1.5",
+                )
+            raise _bad(
+                "options.deck",
+                f"{short_repr(raw)} is no bundled deck (known: {names}); inline cards are a "
+                "list of card codes, and a position never names a file",
+                "RI-1.5",
+            )
         if type(raw) is not type(spec.default):
             kind = "a string" if isinstance(spec.default, str) else "a whole number"
-            raise _bad(f"options.{key}", f"expected {kind}, got {raw!r}")
+            raise _bad(f"options.{key}", f"expected {kind}, got {short_repr(raw)}")
     try:
         return RiiingOptions.from_mapping(value)
     except NotationError as err:
@@ -256,10 +282,10 @@ def _demand(value: object) -> Demand | None:
         phones = value.get("phones")
         if isinstance(symbol, str) and symbol in SYMBOLS:
             return Demand(symbol)
-        if _is_int(phones) and phones >= 1:
+        if is_int(phones) and phones >= 1:
             return Demand(phones=phones)
     raise _bad("demand", f'expected null, {{"symbol": "A|S|C|T"}} or {{"phones": k >= 1}}, '
-               f"got {json.dumps(value)}")
+               f"got {short_repr(value)}")
 
 
 def position_from_json(obj: Mapping[str, Any]) -> RiiingPosition:
@@ -273,37 +299,35 @@ def position_from_json(obj: Mapping[str, Any]) -> RiiingPosition:
     out (a winner with cards, a non-null ``to_move``/``window``/``demand`` after a win, an
     empty hand with no winner).
     """
+    if not isinstance(obj, Mapping):
+        raise NotationError(f"position: expected a JSON object, got {short_repr(obj)}", "RI-9")
     unknown = [key for key in obj if key not in FIELDS]
     if unknown:
-        raise _bad(str(unknown[0]), f"unknown field (known: {', '.join(FIELDS)})")
+        raise _bad(str(unknown[0])[:40], f"unknown field (known: {', '.join(FIELDS)})")
     for key in ("game", "seats", "hands", "draw", "discard", "to_move", "seed"):
         if key not in obj:
             raise _bad(key, "missing")
     if obj["game"] != GAME_NAME:
-        raise _bad("game", f"expected {GAME_NAME!r}, got {obj['game']!r}")
+        raise _bad("game", f"expected {GAME_NAME!r}, got {short_repr(obj['game'])}")
     seats = obj["seats"]
-    if not _is_int(seats) or not MIN_SEATS <= seats <= MAX_SEATS:
-        raise NotationError(
-            f"position field 'seats': expected {MIN_SEATS}..{MAX_SEATS}, got {seats!r}", "RI-2.4"
-        )
+    if not is_int(seats) or not MIN_SEATS <= seats <= MAX_SEATS:
+        raise _bad("seats", f"expected {MIN_SEATS}..{MAX_SEATS}, got {short_repr(seats)}", "RI-2.4")
     options = _options(obj.get("options"))
-    hands_raw = obj["hands"]
-    if not isinstance(hands_raw, list) or len(hands_raw) != seats:
-        raise _bad("hands", f"expected a list of {seats} hands")
+    hands_raw = per_seat(obj["hands"], "hands", seats, "hands", "RI-9")
     hands = tuple(_cards(hand, f"hands[{i}]") for i, hand in enumerate(hands_raw))
     draw = _cards(obj["draw"], "draw")
     discard = _cards(obj["discard"], "discard")
     if not discard:
         raise _bad("discard", "empty")
     seed = obj["seed"]
-    if not _is_int(seed):
-        raise _bad("seed", f"expected an integer, got {seed!r}")
-    to_move = _seat_or_none(obj["to_move"], "to_move", seats)
-    winner = _seat_or_none(obj.get("winner"), "winner", seats)
+    if not is_int(seed):
+        raise _bad("seed", f"expected an integer, got {short_repr(seed)}")
+    to_move = seat_or_none(obj["to_move"], "to_move", seats, "RI-9")
+    winner = seat_or_none(obj.get("winner"), "winner", seats, "RI-9")
     demand = _demand(obj.get("demand"))
     window = obj.get("window")
     if window is not None and window not in SYMBOLS:
-        raise _bad("window", f"expected null or a symbol A S C T, got {window!r}")
+        raise _bad("window", f"expected null or a symbol A S C T, got {short_repr(window)}")
     reverse = draw[0].reverse if draw else None
     if winner is None:
         if to_move is None:

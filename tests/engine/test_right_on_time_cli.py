@@ -54,7 +54,8 @@ def test_new_prints_a_position() -> None:
         "new", "right-on-time", "--seats", "2", "--seed", "5", "--option", "less_influence=on"
     )
     options = json.loads(out)["options"]
-    assert status == 0 and options["li_joker_seven"] is True and options["hand_size"] == 8
+    assert status == 0 and options["li_joker_seven"] is True and "hand_size" not in options
+    assert [len(h) for h in json.loads(out)["hands"]] == [8, 8]
 
 
 def test_new_refuses_a_bad_option() -> None:
@@ -110,7 +111,7 @@ def test_malformed_position_exits_2_naming_the_field(tmp_path: Path) -> None:
     bad = dict(EXAMPLE_3, discard=["5", "J"])
     status, out, err = cli("legal", write(tmp_path, bad))
     assert status == 2 and out == "" and err.count("\n") == 1
-    assert "position field 'discard'" in err and "(RT-10.2)" in err
+    assert "position field 'discard[1]'" in err and "(RT-1.4)" in err
 
 
 def test_legal_on_a_finished_match_prints_nothing(tmp_path: Path) -> None:

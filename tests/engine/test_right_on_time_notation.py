@@ -132,8 +132,6 @@ def test_position_json_fields() -> None:
         "li_du_bist_left": False,
         "li_joker_seven": False,
         "li_higher_on_top": False,
-        "hand_size": 8,
-        "deck": "",
     }
     del obj["shown"]
     assert GAME.parse_position(obj).shown == ((), ())
@@ -145,13 +143,16 @@ def test_position_json_fields() -> None:
         ("game", "riiing", "position field 'game': expected 'right-on-time'"),
         ("round", 0, "position field 'round': rounds count from 1"),
         ("seed", "x", "position field 'seed': expected an integer"),
-        ("scores", [0, -1, 0], "position field 'scores': expected victory points >= 0"),
+        ("scores", [0, -1, 0], "position field 'scores[1]': expected victory points >= 0"),
         ("out", [1, 1], "position field 'out': a seat is listed twice"),
         ("winner", 1, "position field 'to_move': must be null once the match is won (RT-7.1)"),
-        ("bonus", [["J2"], [], []], "position field 'bonus[0]': 'J2'"),
+        ("bonus", [["J2"], [], []], "position field 'bonus[0][0]': 'J2'"),
         ("extra", 1, "position field 'extra': unknown field"),
-        ("options", {"target_points": "x"}, "position field 'options': option target_points"),
-        ("options", {"hand_size": 0}, "position field 'options': option hand_size"),
+        ("options", {"target_points": "x"}, "position field 'options.target_points': expected"),
+        ("options", {"target_points": 0}, "position field 'options': option target_points"),
+        ("options", {"hand_size": 8}, "position field 'options': unknown option 'hand_size'"),
+        ("options", {"li_joker_seven": 1}, "'options.li_joker_seven': expected true/false"),
+        ("options", {"deck": "decks/mine.txt"}, "a position never names a file (RT-1.2)"),
     ],
 )
 def test_malformed_fields(field: str, value: object, message: str) -> None:
@@ -202,7 +203,6 @@ def test_game_metadata() -> None:
         "li_du_bist_left",
         "li_joker_seven",
         "li_higher_on_top",
-        "hand_size",
         "deck",
     ]
     assert sorted(game.bots) == ["heuristic", "random"]
@@ -236,7 +236,8 @@ def test_view_hides_private_cards() -> None:
         assert (view.top, view.top_value, view.draw_count, view.discard_count) == ("J4", 4, 1, 2)
         assert (view.round, view.scores, view.target_points) == (3, (1, 0, 2), 3)
         assert view.to_move == 0 and view.winner is None and view.out == ()
-        assert dict(view.options)["hand_size"] == 7
+        assert dict(view.options) == dict(pos.options.items())
+        assert "deck" not in dict(view.options)
     with pytest.raises(NotationError, match="view: seat 3 out of range"):
         GAME.view(pos, 3)
 

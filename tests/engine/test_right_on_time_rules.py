@@ -4,7 +4,6 @@ positions and actions in notation through the public API."""
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from right_on_time_helpers import GAME, card_count, kinds, legal_texts, position, run
@@ -75,22 +74,21 @@ def test_rt_1_1_default_deck() -> None:
     assert sum(k for c, k in counts.items() if c[0] == "Z") == 4
 
 
-def test_rt_1_2_default_values_and_deck_files(tmp_path: Path) -> None:
-    """RT-1.2: Du bist! 2,3,5,6 and Ziehen! 1,3,5,7 by default; a deck file with another
-    printing loads through option deck; invalid codes are refused naming the line."""
+def test_rt_1_2_default_values_and_inline_decks() -> None:
+    """RT-1.2: Du bist! 2,3,5,6 and Ziehen! 1,3,5,7 by default; a deck with another
+    printing is held inline by option deck; an invalid code is refused naming its place."""
     deck = load_deck()
     assert sorted(c for c in deck if c[0] == "D") == ["D2", "D3", "D5", "D6"]
     assert sorted(c for c in deck if c[0] == "Z") == ["Z1", "Z3", "Z5", "Z7"]
-    custom = tmp_path / "deck.txt"
-    custom.write_text("# tiny\n1 3\nD7 2\nZ2 2\nJ 1\n", encoding="utf-8")
-    pos = GAME.new(2, 3, {"deck": str(custom), "hand_size": 2})
-    assert card_count(pos) == Counter({"1": 3, "D7": 2, "Z2": 2, "J": 1})
-    bad = tmp_path / "bad.txt"
-    bad.write_text("1 4\nD8 1\n", encoding="utf-8")
-    with pytest.raises(NotationError, match=r"line 2: 'D8' is not a card code \(RT-1.2\)"):
-        GAME.new(3, 1, {"deck": str(bad)})
-    with pytest.raises(NotationError, match="option deck: cannot read"):
-        GAME.new(3, 1, {"deck": str(tmp_path / "missing.txt")})
+    tiny = ["1", "1", "1", "D7", "D7", "Z2", "Z2", "J"]
+    pos = GAME.new(2, 3, {"deck": tiny})
+    assert card_count(pos) == Counter(tiny)
+    assert GAME.position_json(pos)["options"]["deck"] == tiny
+    assert GAME.new(2, 3, {"deck": " ".join(tiny)}) == pos
+    with pytest.raises(NotationError, match=r"^option deck: card 1: 'D8' is not a card code"):
+        GAME.new(3, 1, {"deck": ["1", "D8"]})
+    with pytest.raises(NotationError, match=r"^option deck: '/etc/hosts' is no bundled deck"):
+        GAME.new(3, 1, {"deck": "/etc/hosts"})
 
 
 def test_rt_1_3_top_values() -> None:
@@ -131,9 +129,9 @@ def test_rt_2_1_deal_order_and_sizes() -> None:
 
 
 def test_rt_2_1_deal_until_cards_run_out() -> None:
-    """RT-2.1: with more cards asked than the deck holds, dealing stops when it runs out."""
-    pos = GAME.new(6, 4, {"hand_size": 9})
-    assert [len(h) for h in pos.hands] == [9, 9, 8, 8, 8, 8]
+    """RT-2.1: with fewer cards than seats x 7, dealing stops when the deck runs out."""
+    pos = GAME.new(6, 4, {"deck": ["1"] * 40})
+    assert [len(h) for h in pos.hands] == [7, 7, 7, 7, 6, 6]
     assert pos.draw == ()
 
 
@@ -553,10 +551,11 @@ def two(**fields: object) -> RotPosition:
 
 
 def test_rt_9_1_eight_cards() -> None:
-    """RT-9.1: 2 seats are dealt 8 cards each unless hand_size is given."""
+    """RT-9.1: 2 seats are dealt 8 cards each, and that is no option (RT-10.2)."""
     assert [len(h) for h in GAME.new(2, 8).hands] == [8, 8]
-    assert [len(h) for h in GAME.new(2, 8, {"hand_size": 7}).hands] == [7, 7]
-    assert GAME.new(2, 8).options.hand_size == 8
+    assert [len(h) for h in GAME.new(3, 8).hands] == [7, 7, 7]
+    with pytest.raises(NotationError, match=r"^unknown option 'hand_size' \(known: deck, "):
+        GAME.new(2, 8, {"hand_size": 7})
 
 
 def test_rt_9_2_single_last_turn() -> None:
@@ -651,14 +650,14 @@ def test_rt_10_1_cards_conserved_through_a_round_change() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"discard": ["5", "J"]}, "'discard': a Joker on the discard pile is J<n>"),
-        ({"hands": [["J3"], [], []]}, "'hands[0]': 'J3': J<n> lies only on the discard pile"),
-        ({"draw": ["X"]}, "'draw': 'X' is not a card code"),
+        ({"discard": ["5", "J"]}, "'discard[1]': a Joker on the discard pile is J<n> (RT-1.4)"),
+        ({"hands": [["J3"], [], []]}, "'hands[0][0]': 'J3': J<n> lies only on the discard pile"),
+        ({"draw": ["X"]}, "'draw[0]': 'X' is not a card code"),
         ({"to_move": 3}, "'to_move': seat 3 out of range 0..2"),
-        ({"out": [5]}, "'out': seat 5 out of range"),
+        ({"out": [5]}, "'out[0]': seat 5 out of range"),
         ({"to_move": None}, "'to_move': null while winner is null"),
         ({"options": {"colour": 1}}, "'options': unknown option 'colour'"),
-        ({"scores": [0, 0]}, "'scores': expected a list of 3 entries"),
+        ({"scores": [0, 0]}, "'scores': expected a list of 3 scores"),
         ({"seats": 9}, "'seats': 2 to 6 seats"),
         ({"shown": [["7"], [], []]}, "'shown[0]': shown cards must still be in the hand"),
     ],

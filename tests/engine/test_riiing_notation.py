@@ -67,7 +67,7 @@ def positions(draw: st.DrawFn) -> dict[str, Any]:
         "hand_size": st.integers(1, 20),
         "slap_timeout_s": st.integers(1, 30),
         "false_slap_penalty": st.integers(0, 3),
-        "deck": st.sampled_from(["", "decks/mine.txt"]),
+        "deck": st.one_of(st.just("standard"), st.lists(codes, min_size=1, max_size=5)),
     }))  # fmt: skip
     return {
         "game": "riiing",
@@ -162,7 +162,7 @@ EXAMPLE_1 = (
 )
 EXAMPLE_1_AFTER = (
     '{"game": "riiing", "seats": 3, "options": {"hand_size": 7, "slap_timeout_s": 8, '
-    '"false_slap_penalty": 1, "deck": ""}, "hands": [["4S/O", "9C/>", "3C/~"], '
+    '"false_slap_penalty": 1, "deck": "standard"}, "hands": [["4S/O", "9C/>", "3C/~"], '
     '["2T/=", "!A/<"], ["7A/E"]], "draw": ["5A/>", "8S/E", "!T/{1,4,7}"], '
     '"discard": ["6T/<"], "to_move": 1, "seed": 107420369, "demand": null, "window": null, '
     '"winner": null}'
@@ -174,7 +174,7 @@ EXAMPLE_2 = (
 )
 EXAMPLE_2_AFTER = (
     '{"game": "riiing", "seats": 4, "options": {"hand_size": 7, "slap_timeout_s": 8, '
-    '"false_slap_penalty": 1, "deck": ""}, "hands": [["5C/>", "1S/O"], '
+    '"false_slap_penalty": 1, "deck": "standard"}, "hands": [["5C/>", "1S/O"], '
     '["3S/E", "!S/~", "8A/<"], ["2C/="], ["6T/>"]], "draw": ["7C/E"], '
     '"discard": ["5T/<", "9S/O", "4A/*S"], "to_move": 0, "seed": 5, "demand": null, '
     '"window": null, "winner": null}'
@@ -203,18 +203,19 @@ def test_options_from_strings_and_errors() -> None:
     """new() reads option strings; an unknown option or a bad value names the option."""
     pos = GAME.new(2, 1, {"hand_size": "5", "slap_timeout_s": "3", "false_slap_penalty": "0"})
     assert GAME.position_json(pos)["options"] == {
-        "hand_size": 5, "slap_timeout_s": 3, "false_slap_penalty": 0, "deck": "",
+        "hand_size": 5, "slap_timeout_s": 3, "false_slap_penalty": 0, "deck": "standard",
     }  # fmt: skip
     with pytest.raises(NotationError, match=r"^unknown option 'colour' \(known: deck, "):
         GAME.new(2, 1, {"colour": "red"})
-    with pytest.raises(NotationError, match=r"^option hand_size: expected a number"):
+    seven = r"^option hand_size: expected a whole number, got 'seven' \(RI-2.1\)$"
+    with pytest.raises(NotationError, match=seven):
         GAME.new(2, 1, {"hand_size": "seven"})
     with pytest.raises(NotationError, match=r"^option slap_timeout_s: expected a whole number"):
         GAME.new(2, 1, {"slap_timeout_s": "0"})
     assert [spec.name for spec in GAME.options] == [
         "hand_size", "slap_timeout_s", "false_slap_penalty", "deck",
     ]  # fmt: skip
-    assert [spec.default for spec in GAME.options] == [7, 8, 1, ""]
+    assert [spec.default for spec in GAME.options] == [7, 8, 1, "standard"]
 
 
 def test_views_hide_other_hands_and_carry_the_seats_legal_actions() -> None:
