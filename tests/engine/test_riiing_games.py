@@ -89,6 +89,11 @@ def play_random_game(seats: int, seed: int) -> int:
         pos, events = GAME.apply(pos, action)
         assert {event.kind for event in events} <= EVENT_KINDS
         assert codes(pos) == start, f"RI-8.3 broken by {action} (seed {seed})"
+        kinds = {event.kind for event in events}
+        if "lapse" in kinds or (action.kind == "take" and "flip" not in kinds):
+            # RI-5.3 / RI-5.4: the drawing stops, or the flip is left out, only where the
+            # piles ran dry or a reverse shows (its window is open now, RI-6.1)
+            assert not pos.draw or pos.window is not None, f"{action} (seed {seed})"
         if count % 4 == 0 or pos.winner is not None:
             assert GAME.parse_position(GAME.position_json(pos)) == pos  # still valid (RI-9)
         if pos.winner is not None:
@@ -101,7 +106,8 @@ def play_random_game(seats: int, seed: int) -> int:
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 def test_seeded_random_games_keep_every_invariant(seats: int) -> None:
     """400 seeded random games per seat count: every action legal, cards conserved, every
-    position valid, refused candidates refused, and every game ends."""
+    position valid, refused candidates refused, a demand's drawing stopped or a take's flip
+    left out only at a reverse or dry piles (RI-5.3, RI-5.4), and every game ends."""
     lengths = [play_random_game(seats, 1000 * seats + i) for i in range(GAMES_PER_SEAT_COUNT)]
     assert max(lengths) < MAX_ACTIONS and min(lengths) >= 1
 
