@@ -6,8 +6,9 @@ decided by the device from each bot's sampled ``reaction_ns()`` (``RiiingGame.au
 - :class:`HeuristicBot`: keeps its demand cards and Phones for a turn with no other play.
   They are playable whatever the condition (RI-5.1) and a seat holding one may not draw
   (RI-4.2), so each one kept saves a draw later.  That is the one choice that matters
-  much in this luck-heavy game: the bot wins 60.7% of 10,000 seeded 2-seat games against
-  :class:`RandomBot`, and would win about 43% if it played them first; which number card
+  much in this luck-heavy game: the bot wins 60.5% of 10,000 seeded 2-seat games against
+  :class:`RandomBot` (60.7% before reverses stopped a demand's drawing and a take's flip,
+  RI-5.3/RI-5.4), and would win about 44% if it played them first; which number card
   it lays moves the rate by less than one point (``bench/bench_engine.py`` prints it).  Among
   number cards it lays one of the symbol it holds most of, so that it keeps a card of
   every symbol for a demand (RI-5.3), and between those the hardest for the next seat to
