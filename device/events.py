@@ -1,32 +1,40 @@
-"""Events on the device's one queue and the queues themselves.
+"""Events on the device's one queue, and the queues themselves.
 
 Driver threads only ever call ``post(event)``; the device loop alone calls ``wait``.
 Driver events (``drivers.slap.Press``, ``drivers.keys.KeyPress`` ...) travel as they are;
-this module adds the events the device itself makes (keys read from SDL, quit, resize).
+this module adds the events the device itself makes (keys read from SDL, quit, redraw,
+abandon, a handheld gone or back).
 
-Two queues with one interface:
+The device's queue is its own (architecture "Data flow"): SDL is not the queue, because
+pygame-ce's ``event.wait`` and SDL's own wait poll every millisecond on KMSDRM
+(``hardware-facts.md`` "Idle cost").
 
-- :class:`SdlQueue`: SDL's own event queue (architecture "Data flow"): a driver event is
-  wrapped in a custom SDL event (``SDL_PushEvent`` is thread-safe) and the loop blocks in
-  ``pygame.event.wait(timeout)``.
+- :class:`DeviceQueue`: a ``queue.SimpleQueue``; ``wait`` blocks in a real sleep (a lock
+  acquire with a timeout) until an event arrives or the deadline passes.
 - :class:`FakeQueue`: a deque on a :class:`drivers.clock.FakeClock` for tests and the
   headless game: waiting with nothing queued jumps the clock to the deadline.
+- :class:`SdlPump`: where a window needs its events pumped (the simulator), a loop ticker
+  that reads SDL's queue at a modest rate and posts what it finds onto the device queue.
 """
 
 from __future__ import annotations
 
+import queue
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from drivers.clock import Clock, FakeClock
+from drivers.clock import FakeClock
+
+MS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
 class SimKey:
     """A keyboard key read from SDL in the simulator: ``key`` (pygame key code), ``down``
-    (True for KEYDOWN), ``t_ns`` (loop clock when read; SDL gives no press time)."""
+    (True for KEYDOWN), ``t_ns`` (loop clock when read, CLOCK_MONOTONIC ns; SDL gives no
+    press time)."""
 
     key: int
     down: bool
@@ -35,12 +43,37 @@ class SimKey:
 
 @dataclass(frozen=True, slots=True)
 class Quit:
-    """The window was closed (or SIGTERM arrived): leave the loop cleanly."""
+    """The window was closed, or SIGTERM/SIGINT arrived: leave the loop cleanly."""
 
 
 @dataclass(frozen=True, slots=True)
 class Redraw:
     """The window was resized or exposed: redraw everything on the next frame."""
+
+
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    """End the game being played without a winner and go back to the lobby (the
+    simulator's DELETE key); the journal marks it, so it is not resumed."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandheldGone:
+    """Seat ``seat``'s handheld stopped answering (unplugged, bus error): ``reason`` is one
+    line for the log, ``t_ns`` CLOCK_MONOTONIC ns.  Posted by a handheld's link thread."""
+
+    seat: int
+    reason: str
+    t_ns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HandheldBack:
+    """Seat ``seat``'s handheld answers again (``t_ns`` CLOCK_MONOTONIC ns): its whole
+    screen is sent again."""
+
+    seat: int
+    t_ns: int = 0
 
 
 class EventQueue(Protocol):
@@ -50,8 +83,39 @@ class EventQueue(Protocol):
         """Queue ``event``; thread-safe."""
 
     def wait(self, timeout_ns: int | None) -> list[object]:
-        """Block up to ``timeout_ns`` (``None``: until something arrives); return every
+        """Block up to ``timeout_ns`` ns (``None``: until something arrives); return every
         queued event in arrival order (possibly none)."""
+
+
+class DeviceQueue:
+    """The device's queue on a real clock: ``post`` from any thread, ``wait`` from the loop.
+
+    ``wait`` sleeps in the kernel (``SimpleQueue.get`` with a timeout) until an event
+    arrives or the timeout ends: with nothing to do the process does not wake.  Signal
+    handlers still run while it waits (the lock acquire is interruptible)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+
+    def post(self, event: object) -> None:
+        """Queue ``event``; thread-safe, never blocks."""
+        self._queue.put(event)
+
+    def wait(self, timeout_ns: int | None) -> list[object]:
+        """See :class:`EventQueue`."""
+        try:
+            if timeout_ns is None:
+                first = self._queue.get()
+            else:
+                first = self._queue.get(timeout=max(0, timeout_ns) / 1e9)
+        except queue.Empty:
+            return []
+        out = [first]
+        while True:
+            try:
+                out.append(self._queue.get_nowait())
+            except queue.Empty:
+                return out
 
 
 class FakeQueue:
@@ -82,49 +146,49 @@ class FakeQueue:
         return []
 
 
-class SdlQueue:
-    """SDL's event queue as the device queue (needs ``pygame.display`` initialised).
+PUMP_FAST_NS = 20 * MS
+"""SDL pump interval while people are pressing keys (50 Hz): a key is read within 20 ms."""
 
-    Driver events are wrapped in one custom event type; KEYDOWN/KEYUP become
-    :class:`SimKey` stamped with ``clock``; QUIT becomes :class:`Quit`; window resize or
-    expose becomes :class:`Redraw`.  Other SDL events are dropped.
+PUMP_IDLE_NS = 100 * MS
+"""SDL pump interval after :data:`PUMP_ACTIVE_NS` without a key (10 Hz): the simulator
+window stays responsive while the process sleeps most of the time."""
+
+PUMP_ACTIVE_NS = 3_000 * MS
+"""How long after the last key the pump stays fast."""
+
+
+class SdlPump:
+    """A loop ticker that moves SDL's window events onto the device queue (simulator only).
+
+    ``post``: the device queue's ``post``.  Call it as ``pump(now_ns) -> next_ns`` (a
+    ticker: it returns its next deadline, CLOCK_MONOTONIC ns).  KEYDOWN/KEYUP become
+    :class:`SimKey` stamped ``now_ns``; QUIT becomes :class:`Quit`; a resize or expose
+    becomes :class:`Redraw`; other SDL events are dropped.  Needs ``pygame.display``
+    initialised (a window).
     """
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, post: Callable[[object], None]) -> None:
         import pygame
 
         self._pg: Any = pygame
-        self.clock = clock
-        self.event_type: int = pygame.event.custom_type()
+        self._post = post
+        self._last_key_ns: int | None = None
 
-    def post(self, event: object) -> None:
-        """Queue ``event`` (thread-safe: SDL_PushEvent)."""
-        self._pg.event.post(self._pg.event.Event(self.event_type, payload=event))
-
-    def wait(self, timeout_ns: int | None) -> list[object]:
-        """See :class:`EventQueue`; SDL's wait takes whole milliseconds (rounded up)."""
-        pg = self._pg
-        if timeout_ns is None:
-            first = pg.event.wait()
-        else:
-            first = pg.event.wait(max(1, -(-timeout_ns // 1_000_000)))
-        raw = [first, *pg.event.get()]
-        out: list[object] = []
-        now = self.clock.now_ns()
-        for ev in raw:
-            converted = self._convert(ev, now)
+    def __call__(self, now_ns: int) -> int:
+        """Read SDL's queue now; returns when to pump next."""
+        for ev in self._pg.event.get():
+            converted = self._convert(ev, now_ns)
             if converted is not None:
-                out.append(converted)
-        return out
+                self._post(converted)
+        busy = self._last_key_ns is not None and now_ns - self._last_key_ns < PUMP_ACTIVE_NS
+        return now_ns + (PUMP_FAST_NS if busy else PUMP_IDLE_NS)
 
     def _convert(self, ev: Any, now_ns: int) -> object | None:
         pg = self._pg
-        if ev.type == self.event_type:
-            payload: object = ev.payload
-            return payload
         if ev.type in (pg.KEYDOWN, pg.KEYUP):
             if getattr(ev, "repeat", 0):
                 return None
+            self._last_key_ns = now_ns
             return SimKey(ev.key, ev.type == pg.KEYDOWN, now_ns)
         if ev.type == pg.QUIT:
             return Quit()

@@ -15,10 +15,12 @@ from typing import Any
 
 import pygame
 
-from device.console import Console, GameRecord, Timing
+from device.cli import dump_summary, timing_of
+from device.console import Console, GameRecord, make_seats
 from device.events import FakeQueue
-from device.lobby import GAME_TITLES, LobbyChoices
-from device.main import dump_summary, timing_of
+from device.flow import Timing
+from device.games import PLUGINS
+from device.lobby import LobbyChoices
 from device.present import FrameRecorder, TablePresenter
 from device.words import seat_name
 from drivers.clock import FakeClock
@@ -38,7 +40,7 @@ def play_headless_game(
     try:
         devices = [open_hand_display(s, "dummy") for s in range(seats)]
         # motion=False: every PNG shows the finished picture, not a slide's first frame
-        recorder = FrameRecorder(TablePresenter(display, devices, motion=False), out)
+        recorder = FrameRecorder(TablePresenter(display, motion=False), out)
         records: list[GameRecord] = []
         queue = FakeQueue(clock)
 
@@ -50,6 +52,7 @@ def play_headless_game(
             clock=clock,
             queue=queue,
             presenter=recorder,
+            seats=make_seats(devices),
             choices=LobbyChoices(game=game, kinds=("computer",) * seats),
             game_seed=seed,
             timing=timing or Timing(),
@@ -70,7 +73,7 @@ def play_headless_game(
 def run_headless(args: argparse.Namespace) -> int:
     """``python -m device --headless``: one game of each (or ``--game``); exit status 0."""
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-    games = list(GAME_TITLES) if args.game in (None, "both") else [args.game]
+    games = list(PLUGINS) if args.game in (None, "both") else [args.game]
     seats = args.seats or 4
     summaries = []
     try:
@@ -82,7 +85,7 @@ def run_headless(args: argparse.Namespace) -> int:
             summaries.append(summary)
             winner = summary["winner"]
             shown = seat_name(winner) if winner is not None else "nobody"
-            print(f"{GAME_TITLES[game]}: {summary['actions']} actions, winner {shown}, "
+            print(f"{PLUGINS[game].title}: {summary['actions']} actions, winner {shown}, "
                   f"{summary['frames']} frames in {args.out / game}/")
         dump_summary(args.out / "summary.json", {"seed": args.seed, "games": summaries})
     except (OSError, pygame.error) as err:

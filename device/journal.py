@@ -28,6 +28,7 @@ the first bad line and names it in one line.  :func:`write_atomic` replaces smal
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import tempfile
@@ -196,6 +197,8 @@ class Journal(ClosesOnExit):
         """Internal: use :meth:`create` or :meth:`resume`."""
         self.path = path
         self._file: BinaryIO | None = file
+        self._size = file.seek(0, os.SEEK_END)
+        """Bytes of whole, fsynced records: a failed append is cut back to this."""
 
     @classmethod
     def create(cls, path: StrPath, header: JournalHeader) -> Journal:
@@ -205,7 +208,7 @@ class Journal(ClosesOnExit):
         writable."""
         target = Path(path)
         _replace_bytes(target, _encode_line(header.to_json()))
-        return cls(target, open(target, "ab"))
+        return cls(target, open(target, "ab", buffering=0))
 
     @classmethod
     def resume(cls, path: StrPath) -> tuple[Journal, JournalContents]:
@@ -219,7 +222,7 @@ class Journal(ClosesOnExit):
                 f.truncate(contents.valid_bytes)
                 f.flush()
                 os.fsync(f.fileno())
-        return cls(target, open(target, "ab")), contents
+        return cls(target, open(target, "ab", buffering=0)), contents
 
     @staticmethod
     def read(path: StrPath) -> JournalContents:
@@ -266,13 +269,27 @@ class Journal(ClosesOnExit):
     def append(self, record: Record) -> None:
         """Write ``record`` as one line, flush and ``os.fsync``: on disk when this returns.
         Raises :class:`JournalError` if the journal is closed or the record's data is not
-        JSON, ``OSError`` if the write fails."""
+        JSON, ``OSError`` if the write fails (e.g. a full disk); the file is then cut back to
+        its last whole record, so calling ``append`` again later retries cleanly."""
         if self._file is None:
             raise JournalError(f"{self.path}: journal is closed")
         line = _encode_line(record.to_json())
-        self._file.write(line)
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        f = self._file
+        try:
+            if f.seek(0, os.SEEK_END) != self._size:
+                f.truncate(self._size)  # a failed append left part of a line: cut it off
+            view = memoryview(line)
+            while view:  # unbuffered: a short write leaves nothing behind in a buffer
+                written = f.write(view)
+                if not written:
+                    raise OSError(errno.ENOSPC, "journal write made no progress")
+                view = view[written:]
+            os.fsync(f.fileno())
+        except OSError:
+            with contextlib.suppress(OSError):
+                f.truncate(self._size)
+            raise
+        self._size += len(line)
 
     def close(self) -> None:
         """Close the file; calling it again does nothing."""

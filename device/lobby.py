@@ -15,39 +15,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from device.games import PLUGINS, GamePlugin
 from device.render.model import LobbyModel
+from device.seats import SeatKind
 from device.words import seat_name
 
-GAME_TITLES = {"riiing": "Riiing!", "right-on-time": "Right on Time"}
-KINDS = ("human", "computer")
+DEFAULT_GAME = next(iter(PLUGINS))
+"""The game the lobby offers first."""
+
+KINDS = tuple(SeatKind)
+"""What a seat can be: a person or a computer player."""
 
 
-@dataclass(frozen=True, slots=True)
-class OptionChoice:
-    """A lobby row for one rule option: engine option ``name``, ``label`` people read,
-    the ``values`` offered (first is the engine default) and the rule id."""
-
-    name: str
-    label: str
-    values: tuple[int | bool, ...]
-    rule: str
-
-
-GAME_OPTIONS: dict[str, tuple[OptionChoice, ...]] = {
-    "riiing": (
-        OptionChoice("hand_size", "Cards each", (7, 5, 6, 8, 9, 10), "RI-2.1"),
-        OptionChoice("slap_timeout_s", "Slap time (s)", (8, 5, 10, 15), "RI-6.4"),
-        OptionChoice("false_slap_penalty", "Early slap costs", (1, 2, 0), "RI-6.5"),
-    ),
-    "right-on-time": (
-        OptionChoice("target_points", "Points to win", (3, 1, 2, 4, 5), "RT-7.1"),
-        # RT-8 "less influence of the first person", each part on its own
-        OptionChoice("li_du_bist_left", "Last Du bist! goes left", (False, True), "RT-8.1"),
-        OptionChoice("li_joker_seven", "Last Joker counts 7", (False, True), "RT-8.2"),
-        OptionChoice("li_higher_on_top", "Last pair: higher on top", (False, True), "RT-8.3"),
-    ),
-}
-"""The options the lobby offers per game (others keep their engine defaults)."""
+def _plugin(game: str) -> GamePlugin:
+    return PLUGINS[game]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +37,7 @@ class LobbyChoices:
     its length is the seat count), ``options`` per game and ``first`` (the seat that
     opens Right on Time's first round, RT-2.3; Riiing! runs the wake-up race, RI-2.3)."""
 
-    game: str = "riiing"
+    game: str = field(default_factory=lambda: DEFAULT_GAME)
     kinds: tuple[str, ...] = ("human", "computer", "computer", "computer")
     options: tuple[tuple[str, tuple[tuple[str, int | bool], ...]], ...] = ()
     first: int = 0
@@ -65,7 +46,7 @@ class LobbyChoices:
         """The chosen option values of ``game`` (default: the chosen game)."""
         game = game or self.game
         chosen = dict(dict(self.options).get(game, ()))
-        return {o.name: chosen.get(o.name, o.values[0]) for o in GAME_OPTIONS[game]}
+        return {o.name: chosen.get(o.name, o.values[0]) for o in _plugin(game).lobby_options}
 
     def with_option(self, name: str, value: int | bool) -> LobbyChoices:
         """A copy with option ``name`` of the chosen game set to ``value``."""
@@ -89,8 +70,8 @@ class LobbyChoices:
         """Read choices saved by :meth:`to_json`; raises ``ValueError`` naming the bad key."""
         if not isinstance(obj, dict):
             raise ValueError("lobby choices: expected a JSON object")
-        game = obj.get("game", "riiing")
-        if game not in GAME_TITLES:
+        game = obj.get("game", DEFAULT_GAME)
+        if game not in PLUGINS:
             raise ValueError(f"lobby choices: unknown game {game!r}")
         kinds = obj.get("kinds", list(cls().kinds))
         if (
@@ -100,18 +81,20 @@ class LobbyChoices:
         ):
             raise ValueError("lobby choices: 'kinds' must list 2 to 6 of human/computer")
         first = obj.get("first", 0)
-        if not isinstance(first, int) or not 0 <= first < len(kinds):
+        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < len(kinds):
             raise ValueError("lobby choices: 'first' is not a seat")
         options: list[tuple[str, tuple[tuple[str, int | bool], ...]]] = []
         raw_opts = obj.get("options", {})
         if not isinstance(raw_opts, dict):
             raise ValueError("lobby choices: 'options' must be an object")
         for g, opts in raw_opts.items():
-            if g not in GAME_OPTIONS or not isinstance(opts, dict):
+            if g not in PLUGINS or not isinstance(opts, dict):
                 raise ValueError(f"lobby choices: bad options for {g!r}")
-            allowed = {o.name: o.values for o in GAME_OPTIONS[g]}
+            allowed = {o.name: o.values for o in _plugin(g).lobby_options}
             for k, v in opts.items():
-                if k not in allowed or v not in allowed[k]:
+                # type first: True == 1 in Python, so `true` would pass as the number 1
+                if k not in allowed or not any(type(v) is type(a) and v == a
+                                               for a in allowed[k]):
                     raise ValueError(f"lobby choices: option {g}.{k} = {v!r} is not offered")
             options.append((g, tuple(sorted(opts.items()))))
         return cls(game, tuple(kinds), tuple(sorted(options)), first)
@@ -138,13 +121,14 @@ class Lobby:
     def rows(self) -> list[tuple[str, str, str]]:
         """``(key, label, value)`` per row; ``key`` says what the row changes."""
         c = self.choices
-        rows = [("game", "Game", GAME_TITLES[c.game]), ("seats", "Seats", str(len(c.kinds)))]
+        plugin = _plugin(c.game)
+        rows = [("game", "Game", plugin.title), ("seats", "Seats", str(len(c.kinds)))]
         for i, kind in enumerate(c.kinds):
             rows.append((f"kind:{i}", seat_name(i), kind))
-        if c.game == "right-on-time":
+        if not plugin.wakeup_race:  # RT-2.3: the oldest person opens; RI-2.3 races instead
             rows.append(("first", "Opens (oldest)", seat_name(c.first)))
         values = c.game_options()
-        for opt in GAME_OPTIONS[c.game]:
+        for opt in plugin.lobby_options:
             v = values[opt.name]
             shown = ("on" if v else "off") if isinstance(v, bool) else str(v)
             rows.append((f"opt:{opt.name}", opt.label, shown))
@@ -169,7 +153,7 @@ class Lobby:
         if key == "start":
             return step > 0
         if key == "game":
-            games = list(GAME_TITLES)
+            games = list(PLUGINS)
             c = replace(c, game=games[(games.index(c.game) + step) % len(games)])
         elif key == "seats":
             n = (len(c.kinds) - 2 + step) % 5 + 2
@@ -177,14 +161,14 @@ class Lobby:
             c = replace(c, kinds=kinds, first=min(c.first, n - 1))
         elif key.startswith("kind:"):
             i = int(key[5:])
-            kinds = list(c.kinds)
-            kinds[i] = KINDS[(KINDS.index(kinds[i]) + step) % len(KINDS)]
-            c = replace(c, kinds=tuple(kinds))
+            seat_kinds = list(c.kinds)
+            seat_kinds[i] = KINDS[(KINDS.index(SeatKind(seat_kinds[i])) + step) % len(KINDS)]
+            c = replace(c, kinds=tuple(str(k) for k in seat_kinds))
         elif key == "first":
             c = replace(c, first=(c.first + step) % len(c.kinds))
         elif key.startswith("opt:"):
             name = key[4:]
-            opt = next(o for o in GAME_OPTIONS[c.game] if o.name == name)
+            opt = next(o for o in _plugin(c.game).lobby_options if o.name == name)
             cur = c.game_options()[name]
             idx = opt.values.index(cur) if cur in opt.values else 0
             c = c.with_option(name, opt.values[(idx + step) % len(opt.values)])

@@ -15,69 +15,45 @@ after the flip (``drivers.table_display.TableDisplay.update``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pygame
 
-from device.handheld import HandUI
-from device.render.hand import HandScreen
 from device.render.model import TableModel
 from device.render.table import TableScene
-from device.words import seat_name
-from drivers.errors import DriverError
+from device.seats import Seat
 from drivers.table_display import TableDisplay
 
 log = logging.getLogger("partytable")
 
 
 class TablePresenter:
-    """The table scene on the whole display and one luma device per seat.
+    """The table scene on the whole display; each seat's hand screen goes to that seat's
+    own handheld (:class:`device.seats.Handheld`).
 
-    ``display``: the opened :class:`TableDisplay`; ``hand_devices``: one luma device per
-    seat (``len`` may change between games: :meth:`set_hand_devices`)."""
+    ``display``: the opened :class:`TableDisplay`; ``motion``: False starts no animations
+    (every frame shows the settled picture: the headless PNGs)."""
 
-    def __init__(
-        self, display: TableDisplay, hand_devices: Sequence[Any], *, motion: bool = True
-    ) -> None:
+    def __init__(self, display: TableDisplay, *, motion: bool = True) -> None:
         self.display = display
         self.scene = TableScene(motion=motion)
-        self.unplugged: set[int] = set()
-        """Seats whose hand screen failed on its last try (see :meth:`draw_hands`)."""
-        self.screens = [HandScreen(d) for d in hand_devices]
         self._model: TableModel | None = None
-
-    def set_hand_devices(self, devices: Sequence[Any]) -> None:
-        """Use these luma devices (one per seat) from now on."""
-        self.screens = [HandScreen(d) for d in devices]
 
     def table_surface(self) -> pygame.Surface:
         """The surface the table scene draws on."""
         return self.display.surface
 
-    def draw_hands(self, hands: Sequence[HandUI]) -> list[int]:
+    def draw_hands(self, seats: Sequence[Seat], now_ns: int) -> list[int]:
         """Send each seat's hand screen if it changed; returns the seats redrawn.
 
-        A handheld whose display fails (``DriverError``: unplugged, bus error) is listed
-        in :attr:`unplugged` and retried on the next frame; the other seats and the table
-        are drawn as usual, so the game goes on."""
-        changed = []
-        for seat, (ui, screen) in enumerate(zip(hands, self.screens, strict=False)):
-            try:
-                sent = screen.render(ui.screen())
-            except DriverError as err:
-                if seat not in self.unplugged:
-                    log.warning("%s", err)
-                self.unplugged.add(seat)
-                continue
-            self.unplugged.discard(seat)
-            if sent:
-                changed.append(seat)
-        return changed
+        A handheld whose display fails is marked gone by the handheld itself and retried
+        later (:meth:`device.seats.Handheld.show`); the other seats and the table are drawn
+        as usual, so the game goes on."""
+        return [s.index for s in seats if s.handheld.show(s.hand.screen(), now_ns)]
 
     def present(
-        self, model: TableModel, hands: Sequence[HandUI], now_ns: int, force: bool
+        self, model: TableModel, seats: Sequence[Seat], now_ns: int, force: bool
     ) -> int | None:
         """See :class:`device.console.Presenter`."""
         if model != self._model:
@@ -87,7 +63,7 @@ class TablePresenter:
         if force:
             self.scene.invalidate()
         rects = self.scene.draw(surface, now_ns)
-        self.draw_hands(hands)
+        self.draw_hands(seats, now_ns)
         if force:
             return self.display.flip()
         if rects:
@@ -110,19 +86,16 @@ class SimPresenter(TablePresenter):
     The window is split: the table scene keeps 16:9 at the top left, a row of 2x OLEDs
     (256x128 each) runs along the bottom, the key map fills the right column."""
 
-    def __init__(self, display: TableDisplay, hand_devices: Sequence[Any]) -> None:
-        super().__init__(display, hand_devices)
+    def __init__(self, display: TableDisplay) -> None:
+        super().__init__(display)
         self._layout_size: tuple[int, int] | None = None
         self._font: pygame.font.Font | None = None
         self._keymap: tuple[str, ...] = ()
         self._active: int | None = None
         self._hand_count = 0
 
-    def set_active_seat(self, seat: int | None) -> None:
-        """Highlight the handheld the simulator's arrow keys drive now."""
-        if seat != self._active:
-            self._active = seat
-            self._layout_size = None
+        self.active_seat: Callable[[], int | None] = lambda: None
+        """Which handheld the simulator's arrow keys drive now (set by the keyboard)."""
 
     def _layout(self) -> tuple[pygame.Rect, pygame.Rect, pygame.Rect]:
         w, h = self.display.surface.get_size()
@@ -141,9 +114,13 @@ class SimPresenter(TablePresenter):
         return self.display.surface.subsurface(table)
 
     def present(
-        self, model: TableModel, hands: Sequence[HandUI], now_ns: int, force: bool
+        self, model: TableModel, seats: Sequence[Seat], now_ns: int, force: bool
     ) -> int | None:
         """Draw the three parts of the window; see :class:`device.console.Presenter`."""
+        active = self.active_seat()
+        if active != self._active:
+            self._active = active
+            force = True
         size = self.display.surface.get_size()
         if size != self._layout_size or model.keymap != self._keymap:
             force = True
@@ -158,10 +135,10 @@ class SimPresenter(TablePresenter):
             surface.fill((12, 12, 16))
             self.scene.invalidate()
         rects = [r.move(table.topleft) for r in self.scene.draw(self.table_surface(), now_ns)]
-        changed = self.draw_hands(hands)
-        if changed or force or len(hands) != self._hand_count:
-            self._hand_count = len(hands)
-            rects.append(self._blit_hands(hands_rect, len(hands)))
+        changed = self.draw_hands(seats, now_ns)
+        if changed or force or len(seats) != self._hand_count:
+            self._hand_count = len(seats)
+            rects.append(self._blit_hands(hands_rect, seats))
         if force:
             self._draw_keymap(keys, model.keymap)
             return self.display.flip()
@@ -174,18 +151,18 @@ class SimPresenter(TablePresenter):
             self._font = pygame.font.Font(None, 26)
         return self._font
 
-    def _blit_hands(self, area: pygame.Rect, count: int) -> pygame.Rect:
+    def _blit_hands(self, area: pygame.Rect, seats: Sequence[Seat]) -> pygame.Rect:
         surface = self.display.surface
         surface.fill((12, 12, 16), area)
         font = self._font_of()
         x = area.x + OLED_GAP
         # 2x OLEDs where they fit, smaller with many seats so all stay inside the window
-        scale = min(float(OLED_SCALE), (area.width - OLED_GAP) / max(1, count) / 128 - 0.1)
-        for seat, screen in enumerate(self.screens[:count]):
-            image = screen.device.image.convert("RGB") if hasattr(screen.device, "image") \
-                else None
-            label = seat_name(seat) + ("  < keys" if seat == self._active else "")
-            colour = (255, 220, 90) if seat == self._active else (200, 200, 200)
+        scale = min(float(OLED_SCALE), (area.width - OLED_GAP) / max(1, len(seats)) / 128 - 0.1)
+        for s in seats:
+            device = s.handheld.device
+            image = device.image.convert("RGB") if hasattr(device, "image") else None
+            label = s.name + ("  < keys" if s.index == self._active else "")
+            colour = (255, 220, 90) if s.index == self._active else (200, 200, 200)
             surface.blit(font.render(label, True, colour), (x, area.y + 4))
             oled = pygame.Rect(x, area.y + LABEL_H, int(128 * scale), int(64 * scale))
             if image is not None:
@@ -233,10 +210,10 @@ class FrameRecorder:
         self._pending = count
 
     def present(
-        self, model: TableModel, hands: Sequence[HandUI], now_ns: int, force: bool
+        self, model: TableModel, seats: Sequence[Seat], now_ns: int, force: bool
     ) -> int | None:
         """Draw through the wrapped presenter; write PNGs when an action is pending."""
-        t = self.inner.present(model, hands, now_ns, force)
+        t = self.inner.present(model, seats, now_ns, force)
         if self._pending is None:
             return t
         n = self._pending
@@ -244,21 +221,17 @@ class FrameRecorder:
         self.out.mkdir(parents=True, exist_ok=True)
         pygame.image.save(self.inner.table_surface(), str(self.out / f"table-{n:04d}.png"))
         self.frames += 1
-        for seat, screen in enumerate(self.inner.screens):
-            data = screen.device.image.tobytes()
-            if seat >= len(self._last_hands):
+        for s in seats:
+            image = s.handheld.device.image
+            data = image.tobytes()
+            while s.index >= len(self._last_hands):
                 self._last_hands.append(b"")
-            if data != self._last_hands[seat]:
-                self._last_hands[seat] = data
-                screen.device.image.save(self.out / f"hand-{seat + 1}-{n:04d}.png")
+            if data != self._last_hands[s.index]:
+                self._last_hands[s.index] = data
+                image.save(self.out / f"hand-{s.index + 1}-{n:04d}.png")
                 self.frames += 1
         return t
 
     def next_frame_ns(self, now_ns: int) -> int | None:
         """Never an animation deadline: headless games do not wait for animations."""
         return None
-
-    @property
-    def unplugged(self) -> set[int]:
-        """The wrapped presenter's failing hand screens."""
-        return self.inner.unplugged

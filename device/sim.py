@@ -1,5 +1,9 @@
 """The simulator: the whole console in one desktop window, played from one keyboard.
 
+The simulator is a keyboard adapter around an ordinary :class:`device.console.Console`:
+:class:`SimKeyboard` turns the keys SDL reports (pumped onto the device queue by
+:class:`device.events.SdlPump`) into what the console's hardware would send.
+
 Keys (drawn in the window):
 
 - digits 1-6: the slap button of seat 1-6.  A key press becomes an edge on that seat's
@@ -17,11 +21,14 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
-from device.console import Console
-from device.events import SdlQueue, SimKey
-from device.main import SIM_SLAP_PINS, default_state_dir, sim_choices, timing_of
+from device.cli import SIM_SLAP_PINS, default_state_dir, sim_choices, timing_of
+from device.console import Console, make_seats
+from device.events import Abandon, DeviceQueue, Quit, SdlPump, SimKey
+from device.phase import Phase
 from device.present import SimPresenter
 from drivers.clock import MonotonicClock
 from drivers.hand_display import open_hand_display
@@ -47,53 +54,61 @@ KEYMAP = (
 """The key map drawn in the simulator window."""
 
 
-class SimConsole(Console):
-    """A :class:`Console` that also reads the simulator's keyboard.
+class SimKeyboard:
+    """Turns simulator keys (:class:`SimKey`) into device events.
 
-    ``slap_factory``: the gpiozero ``MockFactory`` behind the simulated slap buttons."""
+    ``console``: the console the keys drive (read for the hot-seat: phase, seat to move,
+    seat kinds); ``slap_factory``: the gpiozero ``MockFactory`` behind the simulated slap
+    buttons; ``post``: the device queue's ``post``."""
 
-    def __init__(self, *, slap_factory: Any, presenter: SimPresenter, **kw: Any) -> None:
+    def __init__(self, console: Console, slap_factory: Any, post: Callable[[object], None]):
+        self.console = console
         self.slap_factory = slap_factory
-        self.sim_presenter = presenter
+        self.post = post
         self.manual_seat: int | None = None
-        super().__init__(presenter=presenter, keymap=KEYMAP, **kw)
 
     def active_seat(self) -> int | None:
         """The seat whose handheld the arrows drive now (hot-seat), or ``None``."""
-        if self.manual_seat is not None and self.manual_seat < len(self.hands):
+        flow = self.console.flow
+        seats = len(flow.playing)
+        if flow.phase is Phase.PLAY and flow.pos is not None:
+            to_move = flow.plugin.to_move(flow.pos)
+            if self.manual_seat is not None and self.manual_seat == to_move:
+                self.manual_seat = None  # the seat driven by hand is the one to move now
+        if self.manual_seat is not None and self.manual_seat < seats:
             return self.manual_seat
-        if self.phase in ("lobby", "gameover", "wakeup"):
+        if flow.phase is not Phase.PLAY:
             return 0
-        if self.pos is None or self.record is None:
+        if flow.pos is None:
             return None
-        to_move = self.game.view(self.pos, None).to_move
-        if to_move is not None and self.record.kinds[to_move] == "human":
-            return int(to_move)
+        to_move = flow.plugin.to_move(flow.pos)
+        if to_move is not None and flow.playing[to_move].is_human:
+            return to_move
         return None
 
-    def handle(self, event: object) -> None:
-        """Translate simulator keys, then handle as any device event."""
+    def __call__(self, event: object) -> None:
+        """Translate one event; anything but a :class:`SimKey` is ignored."""
         if not isinstance(event, SimKey):
-            super().handle(event)
             return
         import pygame
 
         if event.key == pygame.K_ESCAPE and event.down:
-            self.stop()
+            self.post(Quit())
             return
         digit = event.key - pygame.K_1
         if 0 <= digit < len(SIM_SLAP_PINS):
-            if digit < len(self.hands):
+            if digit < len(self.console.flow.playing):
                 edge(self.slap_factory, SIM_SLAP_PINS[digit], event.down, event.t_ns)
             return
         if not event.down:
             return
         if event.key == pygame.K_DELETE:
-            self.abandon(event.t_ns)
+            self.post(Abandon())
             return
         if event.key == pygame.K_TAB:
             current = self.active_seat()
-            self.manual_seat = 0 if current is None else (current + 1) % len(self.hands)
+            seats = len(self.console.flow.playing)
+            self.manual_seat = 0 if current is None else (current + 1) % seats
             return
         names = {pygame.K_LEFT: "left", pygame.K_RIGHT: "right", pygame.K_RETURN: "select",
                  pygame.K_KP_ENTER: "select", pygame.K_BACKSPACE: "back",
@@ -101,54 +116,51 @@ class SimConsole(Console):
         name = names.get(event.key)
         seat = self.active_seat()
         if name is not None and seat is not None:
-            super().handle(KeyPress(seat, name, event.t_ns))
-
-    def render(self, now_ns: int) -> None:
-        """Mark the hot-seat handheld, then draw."""
-        if self.manual_seat is not None and self.phase == "play" and self.pos is not None:
-            to_move = self.game.view(self.pos, None).to_move
-            if to_move == self.manual_seat:
-                self.manual_seat = None
-        self.sim_presenter.set_active_seat(self.active_seat())
-        super().render(now_ns)
+            self.post(KeyPress(seat, name, event.t_ns))
 
 
 def run_sim(args: argparse.Namespace) -> int:
     """``python -m device --sim`` with a display: the simulator window until ESC."""
-    from gpiozero.pins.mock import MockFactory
+    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-    # Hand Ctrl-C and SIGTERM to SDL: it installs its own handlers only over the default
-    # ones, and turns both into SDL_QUIT, which wakes the loop's wait (a Python handler
-    # would run only after the next event) and ends the simulator cleanly.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     clock = MonotonicClock()
+    queue = DeviceQueue()
+
+    def quit_on_signal(signum: int, frame: FrameType | None) -> None:
+        queue.post(Quit())  # wakes the loop's wait at once; the loop then ends cleanly
+
+    # Python handlers before SDL starts: SDL then leaves SIGINT/SIGTERM to us
+    signal.signal(signal.SIGINT, quit_on_signal)
+    signal.signal(signal.SIGTERM, quit_on_signal)
     display = TableDisplay("window", (1600, 900), clock=clock)
     try:
-        queue = SdlQueue(clock)
-        state_dir = args.state_dir or default_state_dir()
+        state_dir = (args.state_dir or default_state_dir()).absolute()
         choices, warning = sim_choices(args, state_dir)
         if warning:
             print(warning)  # the lobby shows it on the TV too (below)
         devices = [open_hand_display(s, "dummy") for s in range(6)]
-        presenter = SimPresenter(display, devices)
+        presenter = SimPresenter(display)
         factory = MockFactory()
         pins = {seat: pin for seat, pin in enumerate(SIM_SLAP_PINS)}
         with SlapButtons(pins, queue.post, pin_factory=factory) as buttons:
-            console = SimConsole(
-                driver_timers=[buttons.settle],
-                slap_factory=factory,
+            console = Console(
+                tickers=[buttons.settle, SdlPump(queue.post)],
                 presenter=presenter,
+                seats=make_seats(devices, "sim", SIM_SLAP_PINS),
                 clock=clock,
                 queue=queue,
                 choices=choices,
                 game_seed=args.seed,
                 state_dir=state_dir,
                 timing=timing_of(args),
+                keymap=KEYMAP,
                 notice=warning or "",
                 resume=True,
             )
+            keyboard = SimKeyboard(console, factory, queue.post)
+            console.keyboard = keyboard
+            presenter.active_seat = keyboard.active_seat
             console.run()
     finally:
         display.close()

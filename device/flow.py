@@ -1,0 +1,456 @@
+"""The game flow (architecture "Game flow"): lobby -> wake-up race -> play -> game over ->
+lobby, as :class:`device.phase.Phase`.
+
+:class:`GameFlow` owns the phase, the lobby, the game session
+(:class:`device.session.GameSession`) and the slap race (:class:`device.slap_race.SlapRace`).
+It turns what the loop hands it — a slap ``Press``/``Release``, a handheld ``KeyPress``, a
+timer — into engine actions through the session, and asks the game's plugin
+(``device.games``) everything game-specific: whether there is a wake-up race, whether a
+slap window is open and for how long, what a slap, a timeout or a false slap is, how an
+action reads on the TV.  An action the engine refuses is shown on that seat's hand screen
+and the game goes on.
+
+Times are ``int`` CLOCK_MONOTONIC ns from the loop.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from device.arbiter import LogEntry, SlapDecision
+from device.games import GamePlugin, get_plugin
+from device.hand_ui import Key
+from device.journal import write_atomic
+from device.lobby import Lobby, LobbyChoices
+from device.phase import Phase
+from device.seats import Seat, SeatKind
+from device.session import GameRecord, GameSession, SlapRecord
+from device.slap_race import RaceTiming, SlapRace
+from device.timers import Timer, Timers
+from device.words import seat_name
+from drivers.slap import Press
+from engine.core import EngineError, Event
+
+log = logging.getLogger("partytable")
+
+MS = 1_000_000
+S = 1_000_000_000
+SLAP_SHOWN_NS = 4 * S
+"""How long the slap winner's reaction time stays large on the table."""
+RESUMED = "Game resumed where it stopped"
+"""The TV's note after a power cut, shown for :data:`RESUMED_NS`."""
+RESUMED_NS = 8 * S
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """The flow's timing knobs (ns unless named otherwise).
+
+    ``bot_move_ns``: how long a computer player waits before a move, so people can follow
+    (architecture "Modes": about a second); ``wakeup_ns``: the wake-up race's limit (10 s,
+    RI-2.3); ``gameover_ns``: how long the results stay before the lobby returns (0: until a
+    key); ``race``: the slap race's knobs (settle time, computer reaction times)."""
+
+    bot_move_ns: int = 1 * S
+    wakeup_ns: int = 10 * S
+    gameover_ns: int = 0
+    race: RaceTiming = field(default_factory=RaceTiming)
+
+
+class GameFlow:
+    """The phase machine of one console (see the module docstring).
+
+    ``seats``: every seat the console has (a game uses the first ``len(choices.kinds)``);
+    ``timers``: the loop's timers; ``post``: the device queue's ``post``; ``choices``: the
+    lobby's starting choices; ``game_seed``: the next game's seed (each later game adds 1);
+    ``state_dir``: where the journal and ``lobby.json`` live (``None``: nowhere);
+    ``on_game_over(record)`` once per finished game; ``on_action(count)`` after every
+    applied action.  The constructor does no I/O: call :meth:`open`."""
+
+    def __init__(
+        self,
+        *,
+        seats: Sequence[Seat],
+        timers: Timers,
+        post: Callable[[object], None],
+        choices: LobbyChoices,
+        game_seed: int,
+        timing: Timing,
+        state_dir: Path | None = None,
+        on_game_over: Callable[[GameRecord], None] | None = None,
+        on_action: Callable[[int], None] | None = None,
+    ) -> None:
+        self.seats = list(seats)
+        self.timers = timers
+        self.post = post
+        self.timing = timing
+        self.state_dir = state_dir
+        self.on_game_over = on_game_over
+        self.on_action = on_action
+        self.lobby = Lobby(choices)
+        self.game_seed = game_seed
+        self.phase = Phase.LOBBY
+        self.plugin: GamePlugin = get_plugin(choices.game)
+        self.session: GameSession | None = None
+        self.race = self._new_race(len(choices.kinds))
+        self.banner = ""
+        """A line the party must see (a damaged lobby.json, "Game resumed ..."), or ``""``."""
+        self.last_event = ""
+        self.slap_shown: tuple[int, int] | None = None
+        self.results: tuple[str, ...] = ()
+        self.headline = ""
+        self._timers: list[Timer] = []
+
+    # ------------------------------------------------------------------ start-up
+    def open(self, now_ns: int, *, resume: bool, skip_lobby: bool) -> None:
+        """Start the flow: continue a journaled game (``resume``), start the lobby's game at
+        once (``skip_lobby``) or show the lobby."""
+        if resume and self.resume(now_ns):
+            return
+        if skip_lobby:
+            self.start_game(now_ns)
+        else:
+            self.enter_lobby(now_ns)
+
+    @property
+    def playing(self) -> list[Seat]:
+        """The seats of the game being played (or chosen in the lobby)."""
+        return self.seats[: len(self.lobby.choices.kinds)]
+
+    @property
+    def pos(self) -> Any:
+        """The engine position of the game being played, or ``None``."""
+        return None if self.session is None else self.session.pos
+
+    # ------------------------------------------------------------------ input
+    def on_press(self, press: Press, now_ns: int) -> None:
+        """A slap button's debounced press edge (``press.t_ns``: edge time)."""
+        self.race.press(press, now_ns)
+
+    def on_release(self, seat: int, t_ns: int) -> None:
+        """A slap button's release edge."""
+        self.race.release(seat, t_ns)
+
+    def on_key(self, seat: int, key: str, now_ns: int) -> None:
+        """A handheld key (``"left"``, ``"right"``, ``"select"``, ``"back"``) of ``seat``;
+        an unknown key or seat is one log line."""
+        try:
+            k = Key(key)
+        except ValueError:
+            k = None
+        if k is None or not 0 <= seat < len(self.playing):
+            log.warning("%s: unknown handheld key %r ignored", seat_name(seat), key)
+            return
+        if self.phase is Phase.LOBBY:
+            self._lobby_key(k, now_ns)
+        elif self.phase is Phase.GAMEOVER:
+            if k in (Key.SELECT, Key.BACK):
+                self.enter_lobby(now_ns)
+        elif self.phase is Phase.PLAY and self.playing[seat].is_human:
+            action = self.playing[seat].hand.key(k)
+            if action is not None:
+                self.submit(seat, action, now_ns)
+
+    def _lobby_key(self, k: Key, now_ns: int) -> None:
+        if k is Key.LEFT:
+            self.lobby.move(-1)
+        elif k is Key.RIGHT:
+            self.lobby.move(1)
+        elif self.lobby.change(1 if k is Key.SELECT else -1):
+            self.start_game(now_ns)
+            return
+        if self.lobby.choices.game != self.plugin.name:
+            self.plugin = get_plugin(self.lobby.choices.game)
+        self._make_hands()
+        self.show_hands()
+
+    # ------------------------------------------------------------------ phases
+    def enter_lobby(self, now_ns: int) -> None:
+        """Show the lobby (seats, game, options); the party starts with START."""
+        self._cancel_timers()
+        self.race.close(now_ns)
+        self.phase = Phase.LOBBY
+        self.session = None
+        self.slap_shown = None
+        self.last_event = "Choose a game, then START"
+        self.plugin = get_plugin(self.lobby.choices.game)
+        self._make_hands()
+        self.show_hands()
+
+    def start_game(self, now_ns: int) -> None:
+        """Leave the lobby: save the choices, then run the wake-up race (a plugin with
+        ``wakeup_race`` and at least one person, RI-2.3) or deal with the lobby's first
+        seat opening (RT-2.3)."""
+        choices = self.lobby.choices
+        self._save_choices(choices)
+        self._prepare(GameSession(
+            get_plugin(choices.game), choices.kinds, self.game_seed,
+            choices.game_options(), first=choices.first, journal_path=self._journal_path()))
+        humans = {s.index for s in self.playing if s.is_human}
+        if self.plugin.wakeup_race and humans:
+            self.phase = Phase.WAKEUP
+            self.last_event = "Who got up earliest? SLAP your button!"
+            self.race.open(now_ns, length_ns=self.timing.wakeup_ns, eligible=humans,
+                           tie_seed=self._session.rng_seed("wakeup"))
+            self.show_hands()
+        else:
+            self.begin(0 if self.plugin.wakeup_race else choices.first, now_ns)
+
+    def begin(self, first: int, now_ns: int) -> None:
+        """Deal the prepared game with ``first`` to move and start playing."""
+        self._cancel_timers()
+        self.race.close(now_ns)
+        self.phase = Phase.PLAY
+        self._session.start(first)
+        if not self.last_event.startswith("Nobody"):
+            self.last_event = f"{seat_name(first)} starts"
+        self._after_action((), now_ns)
+
+    def play_from(self, pos: Any, now_ns: int) -> None:
+        """Continue playing from ``pos``, a position of the lobby's chosen game with as many
+        seats as the lobby (rule tests in notation drive the device this way).  Raises
+        ``ValueError`` when the seat counts differ."""
+        choices = self.lobby.choices
+        plugin = get_plugin(choices.game)
+        seats = plugin.seats(pos)
+        if seats != len(choices.kinds):
+            raise ValueError(f"position has {seats} seats, the lobby {len(choices.kinds)}")
+        self._prepare(GameSession(plugin, choices.kinds, self.game_seed,
+                                  choices.game_options(), first=choices.first))
+        self._session.pos = pos
+        self.phase = Phase.PLAY
+        self._after_action((), now_ns)
+
+    def resume(self, now_ns: int) -> bool:
+        """After a power cut or crash: continue the unfinished journaled game at its exact
+        position (``GameSession.resume``).  Returns False (nothing changes) when there is
+        none."""
+        if self.state_dir is None:
+            return False
+        session = GameSession.resume(self.state_dir)
+        if session is None:
+            return False
+        choices = LobbyChoices(game=session.plugin.name, kinds=session.kinds,
+                               first=session.record.first)
+        offered = {o.name: o.values for o in session.plugin.lobby_options}
+        for name, value in session.record.options.items():
+            if value in offered.get(name, ()):
+                choices = choices.with_option(name, value)
+        self.lobby.choices = choices
+        self.game_seed = session.seed
+        self._prepare(session)
+        self.phase = Phase.PLAY
+        self.banner = RESUMED
+        self._timer(now_ns + RESUMED_NS, self._clear_resumed, "resumed notice")
+        self._after_action((), now_ns)
+        return True
+
+    def abandon(self, now_ns: int) -> None:
+        """End the game being played without a winner and return to the lobby; the journal
+        records it, so it is not resumed later."""
+        if self.phase not in (Phase.PLAY, Phase.WAKEUP) or self.session is None:
+            return
+        if self.phase is Phase.PLAY:
+            self.session.close(None, abandoned=True)
+        log.info("game abandoned; back to the lobby")
+        self.enter_lobby(now_ns)
+
+    # ------------------------------------------------------------------ actions
+    def submit(self, seat: int | None, text: str, now_ns: int, note: str = "") -> bool:
+        """Apply action ``text`` for ``seat`` (``None``: the device itself).  An action the
+        engine refuses is shown on that seat's hand screen; returns whether it applied."""
+        if self.session is None or self.phase is not Phase.PLAY:
+            return False
+        try:
+            events = self.session.apply(seat, text, note)
+        except EngineError as err:
+            log.warning("refused %r: %s", text, err)
+            if seat is not None and 0 <= seat < len(self.playing):
+                self.playing[seat].hand.notice(("No: " + err.message)[:21])
+            return False
+        log.info("%s: %s%s", "device" if seat is None else seat_name(seat), text,
+                 f" ({note})" if note else "")
+        self._after_action(events, now_ns)
+        return True
+
+    def _after_action(self, events: Sequence[Event], now_ns: int) -> None:
+        session = self._session
+        self._cancel_timers()
+        line = self.plugin.narrate(events)
+        if line:
+            self.last_event = line
+            log.info("table: %s", line)
+        if self.slap_shown is not None and any(e.kind == "slap" for e in events):
+            seat, ms = self.slap_shown
+            self.last_event = f"{seat_name(seat)} slapped in {ms} ms"
+        if self.on_action is not None:
+            self.on_action(session.step)
+        self.race.close(now_ns)
+        outcome = session.outcome
+        if outcome is not None:
+            self._game_over(outcome.winner, outcome.reason, now_ns)
+            return
+        if self.plugin.window_open(session.pos):
+            # RI-6.1: a reverse appeared; the device window opens at the flip that shows it
+            self.race.open(now_ns, length_ns=self.plugin.window_ns(session.pos),
+                           reactions=session.computer_reactions(self.timing.race),
+                           tie_seed=session.rng_seed("tie"))
+        else:
+            to_move = self.plugin.to_move(session.pos)
+            if to_move in session.bots:
+                pause = self.plugin.pause_after(events) * self.timing.bot_move_ns
+                self._timer(now_ns + pause, self._computer_move, "computer move")
+        self.show_hands()
+
+    def _computer_move(self, now_ns: int) -> None:
+        if self.phase is not Phase.PLAY or self.session is None:
+            return
+        seat = self.plugin.to_move(self.session.pos)
+        action = None if seat is None else self.session.computer_move(seat)
+        if action is None or seat is None:
+            return
+        if not self.submit(seat, action, now_ns):
+            # a computer player must never stall the table: take the first legal action
+            self.submit(seat, str(self.session.engine.legal(self.session.pos)[0]), now_ns)
+
+    # ------------------------------------------------------------------ the slap race
+    def _new_race(self, seats: int) -> SlapRace:
+        return SlapRace(seats, timers=self.timers, post=self.post, timing=self.timing.race,
+                        on_won=self._slap_won, on_timeout=self._slap_timeout,
+                        on_false_slap=self._false_slap, on_note=self._race_note)
+
+    def _slap_won(self, decision: SlapDecision, now_ns: int) -> None:
+        if decision.tie:
+            log.info("slap tie broken by the device RNG: %s wins", seat_name(decision.seat))
+        if self.phase is Phase.WAKEUP:
+            log.info("wake-up race: %s slapped first", seat_name(decision.seat))
+            self.begin(decision.seat, now_ns)
+        elif self.phase is Phase.PLAY:
+            ms = decision.reaction_ns / MS
+            self.slap_shown = (decision.seat, round(ms))
+            self.timers.call_at(
+                now_ns + SLAP_SHOWN_NS, self._clear_slap, "slap shown")
+            self.submit(None, self.plugin.slap_action(decision.seat), now_ns,
+                        note=f"{ms:.0f} ms")
+
+    def _slap_timeout(self, now_ns: int) -> None:
+        if self.phase is Phase.WAKEUP:
+            self.last_event = "Nobody slapped: Seat 1 starts"
+            self.begin(0, now_ns)
+        elif self.phase is Phase.PLAY:
+            self.submit(None, self.plugin.timeout_action(), now_ns)
+
+    def _false_slap(self, seat: int, now_ns: int) -> None:
+        session = self.session
+        if self.phase is not Phase.PLAY or session is None or session.outcome is not None:
+            return
+        if not 0 <= seat < len(self.playing):
+            return
+        action = self.plugin.false_slap_action(session.pos, seat)
+        if action is not None:
+            self.submit(seat, action, now_ns)
+
+    def _race_note(self, entry: LogEntry) -> None:
+        describe = getattr(entry, "describe", None)
+        if callable(describe):
+            log.info("slap: %s", describe())
+        if self.session is None:
+            return
+        if isinstance(entry, SlapDecision):
+            race = "wakeup" if self.phase is Phase.WAKEUP else "riiing"
+            self.session.record.slaps.append(SlapRecord(
+                entry.seat, entry.reaction_ns / MS, entry.tie, race))
+            self.session.note(race, entry.to_json())
+        else:
+            self.session.note(str(getattr(entry, "kind", "note")), entry.to_json())
+
+    def _clear_slap(self, now_ns: int) -> None:
+        self.slap_shown = None
+
+    # ------------------------------------------------------------------ the end
+    def _game_over(self, winner: int | None, reason: str, now_ns: int) -> None:
+        session = self._session
+        self.phase = Phase.GAMEOVER
+        session.close(winner)
+        self.headline = f"{seat_name(winner)} WINS!" if winner is not None else "Game over"
+        lines = list(self.plugin.results(session.pos))
+        for i, s in enumerate(session.record.slaps, 1):
+            what = "wake-up race" if s.race == "wakeup" else f"RIIING! #{i}"
+            lines.append(f"{what}: {seat_name(s.seat)} in {s.ms:.0f} ms")
+        self.results = tuple(lines[:11])
+        self.last_event = "Game over"
+        log.info("game over: %s (%s)", self.headline, reason)
+        self.game_seed += 1
+        self.show_hands()
+        if self.timing.gameover_ns > 0:
+            self._timer(now_ns + self.timing.gameover_ns, self.enter_lobby, "lobby")
+        if self.on_game_over is not None:
+            self.on_game_over(session.record)
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def _session(self) -> GameSession:
+        if self.session is None:
+            raise RuntimeError("no game session")  # a flow bug, caught by the loop
+        return self.session
+
+    def _prepare(self, session: GameSession) -> None:
+        """Make ``session`` the game being played: its plugin, seat kinds, a fresh race."""
+        self._cancel_timers()
+        self.race.close(0)
+        self.session = session
+        self.plugin = session.plugin
+        self.banner = ""
+        self.slap_shown = None
+        self.results = ()
+        for seat, kind in zip(self.seats, session.kinds, strict=False):
+            seat.kind = SeatKind(kind)
+        self.race = self._new_race(len(session.kinds))
+        self._make_hands()
+
+    def _make_hands(self) -> None:
+        for seat in self.playing:
+            seat.hand = self.plugin.hand(seat.index)
+
+    def show_hands(self) -> None:
+        """Give every playing seat's hand composer its view of the game."""
+        pos = self.pos
+        for seat in self.playing:
+            view = self.plugin.engine.view(pos, seat.index) if pos is not None else None
+            message = ""
+            if self.phase is Phase.GAMEOVER:
+                message = self.headline
+            elif self.phase is Phase.WAKEUP:
+                message = "SLAP to start!" if seat.is_human else "computer"
+            seat.hand.show(self.phase, view, message)
+
+    def _save_choices(self, choices: LobbyChoices) -> None:
+        if self.state_dir is None:
+            return
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.state_dir / "lobby.json", json.dumps(choices.to_json()))
+        except OSError as err:
+            log.error("cannot save the lobby choices in %s: %s", self.state_dir, err)
+
+    def _journal_path(self) -> Path | None:
+        from device.session import JOURNAL_NAME
+
+        return None if self.state_dir is None else self.state_dir / JOURNAL_NAME
+
+    def _clear_resumed(self, now_ns: int) -> None:
+        if self.banner == RESUMED:
+            self.banner = ""
+
+    def _timer(self, at_ns: int, fn: Callable[[int], None], name: str) -> None:
+        self._timers.append(self.timers.call_at(at_ns, fn, name))
+
+    def _cancel_timers(self) -> None:
+        for t in self._timers:
+            t.cancel()
+        self._timers.clear()

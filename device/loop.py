@@ -1,0 +1,114 @@
+"""The device loop (architecture "Data flow"), after Klipper's reactor: one thread owns all
+state; it blocks on the device's queue until the next deadline, handles what arrived, runs
+what is due, and draws what changed.  Nothing in it sleeps or polls.
+
+Two kinds of timer, one convention (a deadline is an ``int`` of CLOCK_MONOTONIC ns, or
+``None`` for "nothing pending"):
+
+- *tickers* — ``fn(now_ns) -> next deadline | None``, called on every wake-up (drivers'
+  settle timers such as ``SlapButtons.settle``, the simulator's SDL pump);
+- one-shot *timers* (:class:`device.timers.Timers`) for the game flow (a computer player's
+  move, a slap window's timeout).
+
+The frame callback draws if anything changed and returns the next animation deadline.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from device.events import EventQueue
+from device.timers import Timers
+from drivers.clock import Clock
+
+log = logging.getLogger("partytable")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+Ticker = Callable[[int], int | None]
+"""``fn(now_ns) -> next deadline (CLOCK_MONOTONIC ns) or None``."""
+
+
+class Loop:
+    """The reactor: ``clock``, ``queue``, ``handle(event)`` for each event, ``frame(now_ns)
+    -> next animation deadline | None`` after each wake-up, ``tickers`` (see the module
+    docstring).  ``timers`` is the loop's one-shot timer heap.
+
+    A callback that raises is logged with its traceback and the loop goes on (a party
+    console never stops for one bad event)."""
+
+    def __init__(
+        self,
+        *,
+        clock: Clock,
+        queue: EventQueue,
+        handle: Callable[[object], None],
+        frame: Callable[[int], int | None],
+        tickers: Sequence[Ticker] = (),
+    ) -> None:
+        self.clock = clock
+        self.queue = queue
+        self.timers = Timers()
+        self.tickers: list[Ticker] = list(tickers)
+        self._handle = handle
+        self._frame = frame
+        self._ticker_ns: int | None = None
+        self._frame_ns: int | None = None
+        self.running = False
+        self.wakeups = 0
+        """How many times :meth:`step` woke (benchmarks read it)."""
+
+    def next_deadline_ns(self) -> int | None:
+        """The earliest of the timers, the tickers and the next animation frame."""
+        candidates = [t for t in (self.timers.next_ns(), self._ticker_ns, self._frame_ns)
+                      if t is not None]
+        return min(candidates, default=None)
+
+    def run(self) -> None:
+        """Serve until :meth:`stop`: draw the first frame, then step."""
+        self.running = True
+        self._frame_ns = self._frame(self.clock.now_ns())
+        while self.running:
+            self.step()
+
+    def stop(self) -> None:
+        """Leave :meth:`run` after the current step."""
+        self.running = False
+
+    def step(self) -> None:
+        """One wake-up: wait for events or the next deadline, handle every event, call the
+        tickers, run the due timers, and draw if anything happened or an animation frame is
+        due.  Tests call it directly."""
+        deadline = self.next_deadline_ns()
+        timeout = None if deadline is None else max(0, deadline - self.clock.now_ns())
+        events = self.queue.wait(timeout)
+        self.wakeups += 1
+        for event in events:
+            self._guard(self._handle, event)
+        now = self.clock.now_ns()
+        deadlines = []
+        for ticker in self.tickers:
+            d = self._guard(ticker, now)
+            if d is not None:
+                deadlines.append(d)
+        self._ticker_ns = min(deadlines, default=None)
+        try:
+            ran = self.timers.run_due(self.clock.now_ns())
+        except Exception:
+            log.exception("error in a timer; the game goes on")
+            ran = 1
+        now = self.clock.now_ns()
+        if events or ran or (self._frame_ns is not None and now >= self._frame_ns):
+            # draw only when something happened or an animation frame is due: a wake-up
+            # for a ticker alone (the simulator's SDL pump) draws nothing
+            self._frame_ns = self._guard(self._frame, now)
+
+    def _guard(self, fn: Callable[[T], R], arg: T) -> R | None:
+        try:
+            return fn(arg)
+        except Exception:
+            log.exception("error in %s; the game goes on", getattr(fn, "__name__", fn))
+            return None

@@ -1,0 +1,138 @@
+"""The seats at the table (architecture "The hardware": a seat has a slap button and exactly
+one handheld).
+
+- :class:`Handheld`: one seat's handheld — its display (a luma device: a wired OLED, the
+  simulator's dummy device, next a serial handheld's frame sender), its keys (which reach the
+  loop as ``drivers.keys.KeyPress`` events on the device queue, whatever carries them) and its
+  connection state (:class:`Link`: present, gone, back).  A handheld that is gone is a state,
+  not an exception: the TV says so, the game waits for that seat on its turn, the screen is
+  retried and sent whole when the handheld is back.
+- :class:`Seat`: its index, its handheld, who plays it (:class:`SeatKind`), the BCM pin of
+  its slap button (``None`` where it has none, e.g. the headless game) and the hand composer
+  of the game being played (the plugin's, ``device.games.base.GamePlugin.hand``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from device.render.hand import HandScreen
+from device.words import seat_name
+from drivers.errors import DriverError
+
+log = logging.getLogger("partytable")
+
+RETRY_NS = 1_000_000_000
+"""How often a gone handheld's display is tried again: once a second (every re-open of a
+luma device registers an ``atexit`` hook, hardware-facts.md: rate-limit them)."""
+
+
+class SeatKind(StrEnum):
+    """Who plays a seat: a person with the seat's handheld, or a computer player.  The
+    values are the words ``lobby.json`` and the journal store."""
+
+    HUMAN = "human"
+    COMPUTER = "computer"
+
+
+class Link(StrEnum):
+    """A handheld's connection: ``PRESENT`` (frames arrive), ``GONE`` (unplugged, a bus
+    error: the TV says so), ``BACK`` (answering again; its next frame is sent whole, then it
+    is ``PRESENT``)."""
+
+    PRESENT = "present"
+    GONE = "gone"
+    BACK = "back"
+
+
+class Handheld:
+    """One seat's handheld display and connection state.
+
+    ``seat``: 0-based seat; ``device``: a 128x64 mode ``"1"`` luma device (``ValueError``
+    otherwise, from :class:`device.render.hand.HandScreen`); ``kind``: a word for logs and
+    the TV (``"wired"``, ``"sim"``, ``"serial"``, ``"dummy"``).  Keys do not pass through
+    this object: they arrive on the device queue as ``KeyPress(seat, key, t_ns)``.
+    """
+
+    def __init__(self, seat: int, device: Any, kind: str = "wired") -> None:
+        self.seat = seat
+        self.kind = kind
+        self.screen = HandScreen(device)
+        self.link = Link.PRESENT
+        self.reason = ""
+        """Why the handheld is gone (one line), empty otherwise."""
+        self._retry_ns: int | None = None
+
+    @property
+    def device(self) -> Any:
+        """The luma device the screen is drawn on."""
+        return self.screen.device
+
+    @property
+    def connected(self) -> bool:
+        """False while the handheld is :attr:`Link.GONE`."""
+        return self.link is not Link.GONE
+
+    def show(self, model: Any, now_ns: int) -> bool:
+        """Send ``model`` (a ``HandScreenModel``) if it changed; returns True if a frame went
+        out.  A display that fails (``DriverError``/``OSError``: unplugged, bus error) marks
+        the handheld gone (one log line) and is tried again after :data:`RETRY_NS`; a
+        success after that marks it back.  Never raises for a failing display."""
+        if self.link is Link.GONE and self._retry_ns is not None and now_ns < self._retry_ns:
+            return False
+        try:
+            sent = self.screen.render(model)
+        except (DriverError, OSError) as err:
+            self.gone(str(err), now_ns)
+            return False
+        if self.link is Link.GONE:
+            log.warning("%s handheld is back", seat_name(self.seat))
+        self.link = Link.PRESENT
+        self.reason = ""
+        return sent
+
+    def gone(self, reason: str, now_ns: int) -> None:
+        """The handheld stopped answering (``reason``: one line; ``now_ns``: CLOCK_MONOTONIC
+        ns).  Its screen is sent whole when it is back."""
+        if self.link is not Link.GONE:
+            log.warning("%s handheld gone: %s", seat_name(self.seat), reason)
+        self.link = Link.GONE
+        self.reason = reason
+        self._retry_ns = now_ns + RETRY_NS
+        self.screen.invalidate()
+
+    def back(self) -> None:
+        """The handheld answers again (its link said so): the next frame is sent whole."""
+        if self.link is Link.GONE:
+            log.warning("%s handheld is back", seat_name(self.seat))
+        self.link = Link.BACK
+        self.reason = ""
+        self._retry_ns = None
+        self.screen.invalidate()
+
+
+@dataclass
+class Seat:
+    """One seat: ``index`` (0-based; people read ``index + 1``), its ``handheld``, its
+    ``kind`` (set from the lobby when a game starts), ``slap_pin`` (BCM pin of its slap
+    button, or ``None``) and ``hand`` (the hand composer of the game being played:
+    ``show(phase, view, message)``, ``key(k)``, ``notice(text)``, ``screen()``)."""
+
+    index: int
+    handheld: Handheld
+    kind: SeatKind = SeatKind.HUMAN
+    slap_pin: int | None = None
+    hand: Any = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        """``"Seat 3"`` for index 2."""
+        return seat_name(self.index)
+
+    @property
+    def is_human(self) -> bool:
+        """True when a person plays this seat."""
+        return self.kind is SeatKind.HUMAN
