@@ -22,6 +22,8 @@ from collections.abc import Callable
 
 import pygame
 
+from device.games import get_plugin
+from device.phase import Phase
 from device.render.model import SeatBadge, TableModel
 from device.render.table import TableScene
 from engine.riiing.view import RiiingView
@@ -48,7 +50,8 @@ def _model() -> TableModel:
         phones=0, window="C", winner=None, legal=(),
     )
     seats = tuple(SeatBadge(i, f"Seat {i + 1}") for i in range(4))
-    return TableModel("riiing", "play", view, seats, "RIIING!", deadline_ns=1_000 * S)
+    game = get_plugin("riiing")
+    return TableModel(game, Phase.PLAY, view, seats, "RIIING!", deadline_ns=1_000 * S)
 
 
 def run() -> list[str]:

@@ -173,6 +173,8 @@ class Console:
         """See :meth:`GameFlow.play_from`."""
         self.start()
         self.flow.play_from(pos, now_ns)
+        if self.flow.race.awaiting_flip:
+            self.render(self.clock.now_ns())  # a window shows: it starts at this flip
 
     # ---------------------------------------------------------------- input
     def handle(self, event: object) -> None:

@@ -58,6 +58,7 @@ class Loop:
         self._ticker_ns: int | None = None
         self._frame_ns: int | None = None
         self.running = False
+        self._primed = False
         self.wakeups = 0
         """How many times :meth:`step` woke (benchmarks read it)."""
 
@@ -82,19 +83,16 @@ class Loop:
         """One wake-up: wait for events or the next deadline, handle every event, call the
         tickers, run the due timers, and draw if anything happened or an animation frame is
         due.  Tests call it directly."""
+        if not self._primed:  # the tickers' first deadlines, before the first wait
+            self._primed = True
+            self._run_tickers(self.clock.now_ns())
         deadline = self.next_deadline_ns()
         timeout = None if deadline is None else max(0, deadline - self.clock.now_ns())
         events = self.queue.wait(timeout)
         self.wakeups += 1
         for event in events:
             self._guard(self._handle, event)
-        now = self.clock.now_ns()
-        deadlines = []
-        for ticker in self.tickers:
-            d = self._guard(ticker, now)
-            if d is not None:
-                deadlines.append(d)
-        self._ticker_ns = min(deadlines, default=None)
+        self._run_tickers(self.clock.now_ns())
         try:
             ran = self.timers.run_due(self.clock.now_ns())
         except Exception:
@@ -105,6 +103,10 @@ class Loop:
             # draw only when something happened or an animation frame is due: a wake-up
             # for a ticker alone (the simulator's SDL pump) draws nothing
             self._frame_ns = self._guard(self._frame, now)
+
+    def _run_tickers(self, now_ns: int) -> None:
+        deadlines = [d for t in self.tickers if (d := self._guard(t, now_ns)) is not None]
+        self._ticker_ns = min(deadlines, default=None)
 
     def _guard(self, fn: Callable[[T], R], arg: T) -> R | None:
         try:

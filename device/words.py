@@ -1,16 +1,15 @@
 """The words every screen of the device uses for the same things (screens.md: text in words,
-not only symbols): seat names counted from 1 and Riiing! symbols as one word."""
+not only symbols): seat names counted from 1, and one line from one action's event lines.
+
+A game's own words (its symbols, its cards) live in its plugin folder
+(``device/games/<game>/``)."""
 
 from __future__ import annotations
 
-SYMBOL_WORDS: dict[str, str] = {
-    "A": "ALARM",
-    "S": "SOAP",
-    "C": "COFFEE",
-    "T": "TOAST",
-    "P": "PHONE",
-}
-"""Riiing! symbol letter (notation: A S C T, P for the Phone, RI-1.1) -> the word people read."""
+from collections.abc import Callable, Collection, Sequence
+from itertools import pairwise
+
+from engine.core import Event
 
 
 def seat_name(seat: int) -> str:
@@ -20,3 +19,39 @@ def seat_name(seat: int) -> str:
     'Seat 1'
     """
     return f"Seat {seat + 1}"
+
+
+def count_words(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless ``n`` is 1: ``count_words(2, "card")`` ->
+    ``"2 cards"``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def merge_lines(texts: Sequence[str]) -> str:
+    """Join lines with ", ", dropping a repeated leading seat name: ``["Seat 1 drew 7
+    cards", "Seat 1 laid 4 ALARM"]`` -> ``"Seat 1 drew 7 cards, laid 4 ALARM"``.
+    ``texts`` must not be empty (``IndexError``)."""
+    out = texts[0]
+    for prev, text in pairwise(texts):
+        who = " ".join(prev.split(" ")[:2]) + " "
+        out += ", " + (text[len(who):] if prev.startswith("Seat ") and text.startswith(who)
+                       else text)
+    return out
+
+
+def narrate_events(
+    events: Sequence[Event], line: Callable[[Event], str | None], acts: Collection[str]
+) -> str | None:
+    """One line for one action's events (the top strip): what the seat did (events whose
+    kind is in ``acts``), then the last two things that followed from it, each group merged
+    by :func:`merge_lines` (``"Seat 3 laid 7 + 2 · Seat 3 is out, gets a bonus card"``).
+    ``line`` gives an event's words or ``None`` (not worth a line); ``None`` when nothing
+    has words."""
+    did: list[str] = []
+    after: list[str] = []
+    for ev in events:
+        text = line(ev)
+        if text:
+            (did if ev.kind in acts else after).append(text)
+    parts = [merge_lines(group) for group in (did, after[-2:]) if group]
+    return " · ".join(parts) or None

@@ -14,8 +14,9 @@ A plugin answers three kinds of question:
   after an action, the narration of an action's events, the results lines;
 - **hands**: a :class:`device.hand_ui.HandComposer` for one seat (what its 128x64 screen
   shows and what its four keys do);
-- **table**: the zones of the table display that belong to this game and its card faces
-  (``device.render``).
+- **table**: the zones of the table display that belong to this game (top card, condition
+  or value, pile), its card faces and symbols, the titles and the seat badges' marks
+  (drawn with the generic specs and painters of ``device.render``).
 
 Positions and views are the engine's own values (``engine.core.Game``); the plugin is the
 only device code that reads their game-specific fields.
@@ -24,13 +25,23 @@ only device code that reads their game-specific fields.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
+from device.hand_ui import HandComposer
+from device.render.palette import TEXT_DIM, Colour
 from engine import get_game
 from engine.core import EngineError, Event, Game, Seat
+
+if TYPE_CHECKING:
+    import pygame
+
+    from device.render.cards import CardPainter
+    from device.render.icons import Symbol
+    from device.render.table import TableScene, Zones
+    from device.render.zones import Chip
 
 S = 1_000_000_000
 """Nanoseconds per second."""
@@ -45,6 +56,20 @@ class OptionChoice:
     label: str
     values: tuple[int | bool, ...]
     rule: str
+
+
+class PublicView(Protocol):
+    """The fields every engine view has that the table reads without asking the game:
+    seat count, cards in each hand, the seat to move and the winner."""
+
+    @property
+    def seats(self) -> int: ...
+    @property
+    def hand_counts(self) -> tuple[int, ...]: ...
+    @property
+    def to_move(self) -> Seat | None: ...
+    @property
+    def winner(self) -> Seat | None: ...
 
 
 class GamePlugin(ABC):
@@ -131,7 +156,67 @@ class GamePlugin(ABC):
         return int(self.engine.view(pos, None).seats)
 
     # ------------------------------------------------------------------ screens
+    view_type: ClassVar[type]
+    """The class of the engine's views of this game (``engine.get_game(name).view``)."""
+    table_title: ClassVar[str]
+    """The game's name on the table's top strip (``"RIIING!"``)."""
+    over_words: ClassVar[str] = "GAME OVER"
+    """The top strip's right-hand words once the game is over."""
+    wins_words: ClassVar[str] = "WINS!"
+    """What follows the winner's name on the game-over screen."""
+    wake_symbol: ClassVar[str | None] = None
+    """The symbol (a name in :attr:`symbols`) the wake-up race shows, or ``None``."""
+
+    @property
+    def symbols(self) -> Mapping[str, Symbol]:
+        """The game's shape-coded symbols by name, for the table's zones (screens.md: shape
+        first, colour second); default none."""
+        return {}
+
     @abstractmethod
-    def hand(self, seat: Seat) -> Any:
-        """A new hand composer for ``seat`` (``device.hand_ui.HandComposer``): the
-        seat's screen model and what its keys do."""
+    def hand(self, seat: Seat) -> HandComposer:
+        """A new hand composer for ``seat``: the seat's screen model and what its keys do.
+        Raises ``ValueError`` for a negative seat."""
+
+    def public(self, view: object) -> PublicView | None:
+        """``view`` if it is a view of this game (:attr:`view_type`), else ``None`` (the
+        table draws an odd view as "unknown", never crashes)."""
+        return cast("PublicView", view) if isinstance(view, self.view_type) else None
+
+    def top_card(self, view: object) -> str | None:
+        """The code of the card on top of the discard pile in ``view`` (``None``: no card
+        yet); a new one slides onto the pile."""
+        return None
+
+    def window(self, view: object) -> str | None:
+        """The open slap window shown in ``view`` (its symbol), or ``None``: while it is
+        open the table counts down and a new one flashes.  Default: no windows."""
+        return None
+
+    @abstractmethod
+    def card_face(self, cards: CardPainter, code: str, height: int) -> pygame.Surface:
+        """The face of card ``code`` at ``height`` px, painted (and cached) with ``cards``;
+        an unreadable code is a ``"?"`` card, never an error."""
+
+    @abstractmethod
+    def table_zones(self, scene: TableScene, view: object, now_ns: int) -> Zones:
+        """The centre zones of the table in play for ``view`` at ``now_ns``: the top card
+        (``scene.card_spec``), the condition or value, the countdown and the pile (zone
+        name -> logical rect and spec; ``device.render.layout`` has the rects)."""
+
+    def status(self, scene: TableScene, view: object, playing: bool) -> tuple[str, Colour]:
+        """The top strip's right-hand words and their colour outside the wake-up race and
+        game over (``playing``: in the play phase), e.g. whose turn; default none."""
+        return "", TEXT_DIM
+
+    def seat_marks(
+        self, view: object, seat: Seat, winner: bool, playing: bool
+    ) -> tuple[tuple[int, int] | None, tuple[Chip, ...], bool]:
+        """A seat badge's game marks: ``(points, chips, dim)`` with ``points`` (points,
+        target) or ``None``, extra ``chips`` (``(text, background, text colour)``) and
+        ``dim`` (the seat is out of the round); default none."""
+        return None, (), False
+
+    def result_lines(self, scene: TableScene, view: object) -> tuple[str, ...]:
+        """Game-over lines when the console gave none (e.g. every seat's points)."""
+        return ()

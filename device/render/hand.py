@@ -1,4 +1,4 @@
-"""Draws a :class:`device.handheld.HandScreenModel` on a 128x64 1-bit hand screen.
+"""Draws a :class:`device.hand_ui.HandScreenModel` on a 128x64 1-bit hand screen.
 
 Layout (``design/screens.md``, hand screens), in pixels of the 128x64 frame:
 
@@ -31,7 +31,7 @@ from typing import Any
 from luma.core.render import canvas  # type: ignore[import-untyped]
 from PIL import Image, ImageDraw, ImageFont
 
-from device.handheld import VISIBLE_TILES, HandScreenModel, Picker, Tile
+from device.hand_ui import VISIBLE_TILES, HandScreenModel, Picker, Tile
 
 WIDTH, HEIGHT = 128, 64
 """The hand screen's size in pixels (SSD1306/SH1106 128x64)."""

@@ -7,11 +7,12 @@ only) and the renderers draw it; a renderer never reads engine positions directl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from engine.right_on_time.view import RightOnTimeView
-from engine.riiing.view import RiiingView
+from device.phase import Phase
 
-GameView = RiiingView | RightOnTimeView
+if TYPE_CHECKING:
+    from device.games.base import GamePlugin
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +45,10 @@ class LobbyModel:
 class TableModel:
     """Everything the table display shows at one moment.
 
-    - ``game``: ``"riiing"`` or ``"right-on-time"``
-    - ``phase``: ``"lobby"``, ``"wakeup"`` (RI-2.3 race: "who got up earliest? slap!"),
-      ``"play"`` or ``"gameover"``
+    - ``game``: the game's plugin (``device.games``; in the lobby, the game chosen there):
+      the table asks it for the game's zones, titles and card faces
+    - ``phase``: the game flow's phase (:class:`device.phase.Phase`; the wake-up race is
+      RI-2.3's "who got up earliest? slap!")
     - ``view``: the engine's public view (seat ``None``) or ``None`` in the lobby/wake-up
     - ``seats``: one badge per seat
     - ``last_event``: one line for the top strip ("Seat 4 drew", "Seat 2 slapped in 231 ms")
@@ -59,9 +61,9 @@ class TableModel:
     - ``keymap``: simulator key help lines; drawn only by the simulator's frame, may be empty
     """
 
-    game: str
-    phase: str
-    view: GameView | None
+    game: GamePlugin
+    phase: Phase
+    view: object | None
     seats: tuple[SeatBadge, ...]
     last_event: str = ""
     deadline_ns: int | None = None

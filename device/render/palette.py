@@ -1,13 +1,12 @@
 """Colours of the table display: the Okabe-Ito colour-blind-safe palette and its uses.
 
-``design/screens.md``: symbols differ by shape first and colour second; every seat has a
-colour and a number used everywhere.  Colours are ``(r, g, b)`` tuples of ints 0-255.
+``design/screens.md``: symbols differ by shape first and colour second (a game's symbol
+colours are its plugin's, from these); every seat has a colour and a number used
+everywhere.  Colours are ``(r, g, b)`` tuples of ints 0-255.
 The contrast helpers follow WCAG 2.x (relative luminance, contrast ratio 1.0-21.0).
 """
 
 from __future__ import annotations
-
-from device.words import SYMBOL_WORDS
 
 Colour = tuple[int, int, int]
 """An opaque RGB colour, each channel 0-255."""
@@ -32,28 +31,6 @@ SEAT_COLOURS: tuple[Colour, ...] = (
 )
 """Seat s's colour is ``SEAT_COLOURS[s % 6]`` (6 seats at most, RI-2.4, RT-2.5).  Okabe-Ito
 blue is left out: it is too dark on the table's dark background."""
-
-SYMBOL_COLOURS: dict[str, Colour] = {
-    "A": VERMILLION,  # alarm clock
-    "S": BLUE,  # soap
-    "C": BLUISH_GREEN,  # coffee
-    "T": ORANGE,  # toast
-    "P": BLACK,  # phone
-}
-"""Riiing! symbol code (``design/notation.md``: A S C T, and P for the Phone) -> colour."""
-
-SYMBOL_NAMES: dict[str, str] = {
-    "A": "ALARM CLOCK",
-    "S": "SOAP",
-    "C": "COFFEE",
-    "T": "TOAST",
-    "P": "PHONE",
-}
-"""Riiing! symbol code -> the word shown beside it."""
-
-SYMBOL_SHORT: dict[str, str] = SYMBOL_WORDS
-"""Riiing! symbol code -> one word for tight lines ("play ALARM or draw"), the same word
-the hand screens and the event line use (``device.words``)."""
 
 # Surfaces of the table display.
 BACKGROUND: Colour = (22, 26, 34)

@@ -1,4 +1,4 @@
-"""The TV's table display for both games: :class:`TableScene`.
+"""The TV's table display: :class:`TableScene`.
 
 ``design/screens.md`` (table display) and ``design/architecture.md`` (renderers mark dirty,
 the loop flips; idle means no frames).  The device loop hands the scene a
@@ -12,40 +12,43 @@ It lays out a 1920x1080 logical frame (zones in :mod:`device.render.layout`), pa
 a logical canvas zone by zone, and copies changed zones onto the target surface scaled to
 fit with 16:9 kept (black letterbox bars).  A zone is repainted only when its spec
 (:mod:`device.render.zones`: everything it shows, animation frame included) changed.
+
+The scene knows no game: the model's plugin (``TableModel.game``, a
+``device.games.GamePlugin``) gives the centre zones in play, the titles, the seat badges'
+game marks, the card faces and symbols; the scene draws the frame, the seat ring, the
+lobby, the wake-up race and game over, and runs the animations (the plugin's specs read
+the slide, flash and countdown through :meth:`TableScene.card_spec`,
+:meth:`TableScene.flash_frame` and :meth:`TableScene.count_spec`).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pygame
 
+from device.phase import Phase
 from device.render import anim
-from device.render.cards import CardPainter, riiing_face, rot_face
+from device.render.cards import CardPainter
 from device.render.layout import (
     BANNER,
-    CARD,
     CENTRE,
-    COND,
-    COUNT,
     LOBBY,
     LOBBY_BANNER,
     LOGICAL_SIZE,
-    PILE,
     TOP,
     WAKE,
     WAKE_COUNT,
     Letterbox,
     seat_zones,
 )
-from device.render.model import GameView, LobbyModel, SeatBadge, TableModel
+from device.render.model import LobbyModel, SeatBadge, TableModel
 from device.render.palette import (
     ALERT,
     BACKGROUND,
     BLACK,
     HIGHLIGHT,
     INK,
-    PAPER,
-    SYMBOL_NAMES,
-    SYMBOL_SHORT,
     TEXT,
     TEXT_DIM,
     YELLOW,
@@ -57,11 +60,9 @@ from device.render.zones import (
     BannerSpec,
     CardSpec,
     Chip,
-    CondSpec,
     CountSpec,
     LobbySpec,
     Paint,
-    PileSpec,
     ResultSpec,
     SeatSpec,
     TopSpec,
@@ -69,8 +70,9 @@ from device.render.zones import (
     ZoneSpec,
 )
 from device.words import seat_name
-from engine.right_on_time.view import RightOnTimeView
-from engine.riiing.view import RiiingView
+
+if TYPE_CHECKING:
+    from device.games.base import PublicView
 
 Zones = dict[str, tuple[pygame.Rect, ZoneSpec]]
 """Zone name -> (logical rect, spec)."""
@@ -82,27 +84,32 @@ SLIDE_DISTANCE = 460
 """How far (logical px) a laid card travels onto the pile."""
 
 _CHIP_GREY: Colour = (92, 98, 112)
-_ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th")
 
 
-def _top_card(view: GameView | None) -> str | None:
-    """The card on top of the discard pile: Riiing!'s last card, Right on Time's top."""
-    if isinstance(view, RiiingView):
-        return view.last_card
-    if isinstance(view, RightOnTimeView):
-        return view.top
-    return None
+def _public(model: TableModel | None) -> PublicView | None:
+    """The model's view as its game reads it, or ``None`` (no view, or not the game's)."""
+    if model is None or model.view is None:
+        return None
+    return model.game.public(model.view)
 
 
 def _turn(model: TableModel | None) -> int | None:
     """The seat whose turn marker shows, or ``None``."""
-    if model is None or model.phase != "play" or model.view is None:
+    view = _public(model)
+    if model is None or model.phase != Phase.PLAY or view is None:
         return None
-    return model.view.to_move
+    return view.to_move
+
+
+def _window(model: TableModel | None) -> str | None:
+    """The slap window open in play (the game's :meth:`GamePlugin.window`), or ``None``."""
+    if model is None or model.phase != Phase.PLAY or model.view is None:
+        return None
+    return model.game.window(model.view)
 
 
 class TableScene:
-    """The table display (TV) for Riiing! and Right on Time, from a :class:`TableModel`.
+    """The table display (TV) for any game, from a :class:`TableModel`.
 
     ``size``: the logical frame size in px; the layout is defined at (1920, 1080) and
     :meth:`draw` scales it to any surface, so this must be (1920, 1080) (``ValueError``
@@ -143,23 +150,27 @@ class TableScene:
         Never raises for odd content: whatever cannot be read is drawn as "?".
         """
         old = self._model
-        view = model.view
-        old_view = old.view if old is not None else None
-        top, old_top = _top_card(view), _top_card(old_view)
-        same_game = old is not None and old.game == model.game and type(view) is type(old_view)
+        game = model.game
+        same_game = old is not None and old.game is game
+        view = game.public(model.view) if model.view is not None else None
+        old_view = _public(old) if same_game else None
+        top = game.top_card(view) if view is not None else None
+        old_top = game.top_card(old_view) if old_view is not None else None
         if (
-            model.phase == "play"
-            and same_game
+            model.phase == Phase.PLAY
+            and old_view is not None
+            and view is not None
             and old is not None
-            and old.phase == "play"
+            and old.phase == Phase.PLAY
             and top is not None
             and top != old_top
         ):
             self._slide = (anim.slide(now_ns), top, old_top, self._slide_source(old_view, view))
-        if isinstance(view, RiiingView) and view.window is not None and model.phase == "play":
-            old_window = old_view.window if isinstance(old_view, RiiingView) else None
+        window = _window(model) if view is not None else None
+        if window is not None:
+            old_window = game.window(old_view) if old_view is not None else None
             phase_changed = old is None or old.phase != model.phase
-            if phase_changed or old_window != view.window or old_top != top:
+            if phase_changed or old_window != window or old_top != top:
                 self._flash = anim.flash(now_ns)
         else:
             self._flash = None
@@ -174,7 +185,7 @@ class TableScene:
             self._count_total = max(1, anim.Countdown(model.deadline_ns).steps_left(now_ns))
         self._model = model
 
-    def _slide_source(self, old: GameView | None, new: GameView | None) -> str:
+    def _slide_source(self, old: PublicView | None, new: PublicView | None) -> str:
         """Where a new top card slides in from: the side of the seat whose hand shrank most
         (``"left"``/``"right"``), else from the draw pile (``"below"``)."""
         if old is None or new is None:
@@ -199,9 +210,7 @@ class TableScene:
         m = self._model
         if m is None or m.deadline_ns is None:
             return None
-        if m.phase == "wakeup" or (
-            m.phase == "play" and isinstance(m.view, RiiingView) and m.view.window is not None
-        ):
+        if m.phase == Phase.WAKEUP or (_public(m) is not None and _window(m) is not None):
             return anim.Countdown(m.deadline_ns)
         return None
 
@@ -214,7 +223,7 @@ class TableScene:
         due: list[int | None] = []
         if self._flash is not None:
             due.append(self._flash.next_ns(now_ns))
-        if self._slide is not None and m.phase == "play":
+        if self._slide is not None and m.phase == Phase.PLAY:
             due.append(self._slide[0].next_ns(now_ns))
         if self._pulse is not None and _turn(m) == self._pulse[0]:
             due.append(self._pulse[1].next_ns(now_ns))
@@ -328,36 +337,43 @@ class TableScene:
         if m is None:
             top = TopSpec("partytable", YELLOW, "", "")
             return {"top": (TOP, top)}, ("none",)
-        phase = m.phase if m.phase in ("lobby", "wakeup", "play", "gameover") else "other"
-        if phase == "play" and m.view is None:
+        phase = m.phase if m.phase in tuple(Phase) else "other"
+        view = _public(m)
+        if phase == Phase.PLAY and view is None:
             phase = "other"
+        self._paint.symbols = m.game.symbols
         zones: Zones = {"top": (TOP, self._top_spec(m))}
-        if phase == "lobby":
+        if phase == Phase.LOBBY:
             lobby = m.lobby or LobbyModel((), 0, "")
             zones["lobby"] = (LOBBY, LobbySpec(lobby.rows, lobby.cursor, lobby.hint))
             zones["banner"] = (LOBBY_BANNER, BannerSpec(m.banner))
             return zones, (phase,)
         for seat, (rect, inner) in enumerate(seat_zones(len(m.seats))):
             zones[f"seat{seat}"] = (rect, self._seat_spec(m, seat, inner, now_ns))
-        countdown = self._countdown(now_ns)
-        if phase == "wakeup":
+        if phase == Phase.WAKEUP:
+            countdown = self._countdown(now_ns)
             steps = countdown.steps_left(now_ns) if countdown else 0
             tilt = (12 if steps % 2 else -12) if steps else 0
-            zones["wake"] = (WAKE, WakeSpec(tilt))
-            zones["count"] = (WAKE_COUNT, self._count_spec(countdown, now_ns, "seconds to slap"))
-        elif phase == "play" and isinstance(m.view, RiiingView):
-            self._riiing_zones(zones, m, m.view, now_ns)
-        elif phase == "play" and isinstance(m.view, RightOnTimeView):
-            self._rot_zones(zones, m, m.view, now_ns)
-        elif phase == "gameover":
-            zones["result"] = (CENTRE, self._result_spec(m))
+            zones["wake"] = (WAKE, WakeSpec(tilt, m.game.wake_symbol))
+            zones["count"] = (WAKE_COUNT, self.count_spec(now_ns, "seconds to slap"))
+        elif phase == Phase.PLAY and m.view is not None:
+            zones.update(m.game.table_zones(self, m.view, now_ns))
+        elif phase == Phase.GAMEOVER:
+            zones["result"] = (CENTRE, self._result_spec(m, view))
         else:
-            text = "Starting..." if m.phase == "play" else f"Unknown screen {m.phase!r}"
+            text = "Starting..." if m.phase == Phase.PLAY else f"Unknown screen {m.phase!r}"
             zones["result"] = (CENTRE, ResultSpec(text, TEXT_DIM, (), None))
         zones["banner"] = (BANNER, BannerSpec(m.banner))
-        return zones, (phase, m.game, len(m.seats))
+        return zones, (phase, m.game.name, len(m.seats))
 
-    def _name(self, seat: int | None) -> str:
+    # ------------------------------------------------------------------ for a game's zones
+
+    @property
+    def slap(self) -> tuple[int, int] | None:
+        """``(seat, reaction ms)`` of the latest slap winner shown, or ``None``."""
+        return self._model.slap if self._model is not None else None
+
+    def name(self, seat: int | None) -> str:
         """Seat ``seat``'s badge name, ``"Seat <n>"`` if it has no badge, ``"?"`` for None."""
         if seat is None:
             return "?"
@@ -368,32 +384,58 @@ class TableScene:
                     return badge.name
         return seat_name(seat)
 
+    def flash_frame(self, now_ns: int) -> int | None:
+        """The flash's frame at ``now_ns`` while a new slap window flashes, else ``None``."""
+        return self._flash.frame(now_ns) if self._flash is not None else None
+
+    def count_spec(self, now_ns: int, label: str) -> CountSpec:
+        """The countdown strip at ``now_ns`` (``label`` beside the seconds): the model's
+        deadline while the wake-up race or a slap window runs, else an empty strip."""
+        countdown = self._countdown(now_ns)
+        if countdown is None:
+            return CountSpec(None, 0, 1, "")
+        steps = countdown.steps_left(now_ns)
+        total = max(self._count_total, steps)
+        return CountSpec(countdown.seconds_left(now_ns), steps, total, label)
+
+    def card_spec(self, top: str | None, now_ns: int, caption: str) -> CardSpec:
+        """The top card zone's spec for card ``top`` at ``now_ns``, with the slide of a new
+        top card onto the pile and ``caption`` under it; faces by the game's plugin."""
+        face = self._model.game.card_face if self._model is not None else _no_face
+        if self._slide is not None:
+            timeline, code, under, source = self._slide
+            if code == top and timeline.frame(now_ns) is not None:
+                left = 1.0 - anim.ease_out(timeline.progress(now_ns))
+                d = round(SLIDE_DISTANCE * left)
+                offset = {"left": (-d, 0), "right": (d, 0)}.get(source, (0, d))
+                return CardSpec(face, top, under, offset, caption)
+        return CardSpec(face, top, None, (0, 0), caption)
+
+    # ------------------------------------------------------------------ core zones
+
     def _top_spec(self, m: TableModel) -> TopSpec:
-        titles = {"riiing": "RIIING!", "right-on-time": "RIGHT ON TIME"}
-        title = "partytable" if m.phase == "lobby" else titles.get(m.game, m.game.upper())
+        title = "partytable" if m.phase == Phase.LOBBY else m.game.table_title
         right = ""
         right_colour = TEXT_DIM
-        v = m.view
-        if m.phase == "wakeup":
+        view = _public(m)
+        if m.phase == Phase.WAKEUP:
             right = "WAKE-UP RACE"
-        elif m.phase == "gameover":
-            right = "MATCH OVER" if isinstance(v, RightOnTimeView) else "GAME OVER"
-        elif isinstance(v, RightOnTimeView):
-            right = f"Round {v.round}  |  {v.target_points} points win"
-        elif isinstance(v, RiiingView) and m.phase == "play" and v.window is not None:
-            right = "SLAP NOW!"  # the turn waits while a window is open (RI-6.2)
-            right_colour = YELLOW
-        elif isinstance(v, RiiingView) and m.phase == "play" and v.to_move is not None:
-            right = f"{self._name(v.to_move)} to play"
+        elif m.phase == Phase.GAMEOVER:
+            right = m.game.over_words if view is not None else "GAME OVER"
+        elif m.view is not None and view is not None:
+            right, right_colour = m.game.status(self, m.view, m.phase == Phase.PLAY)
         return TopSpec(title, YELLOW, m.last_event, right, right_colour)
 
     def _seat_spec(self, m: TableModel, index: int, inner: str, now_ns: int) -> SeatSpec:
         badge = m.seats[index] if index < len(m.seats) else SeatBadge(index, seat_name(index))
         seat = badge.seat
-        v = m.view
+        v = _public(m)
         colour = seat_colour(seat)
         count = None
-        if v is not None and m.phase in ("play", "gameover") and 0 <= seat < len(v.hand_counts):
+        playing = m.phase == Phase.PLAY
+        if v is not None and m.phase in (Phase.PLAY, Phase.GAMEOVER) and (
+            0 <= seat < len(v.hand_counts)
+        ):
             count = v.hand_counts[seat]
         turn = _turn(m) == seat
         pulse = None
@@ -413,198 +455,27 @@ class TableScene:
             chips.append(("EMPTY", _CHIP_GREY, TEXT))
         if not badge.connected:
             chips.append(("UNPLUGGED", ALERT, INK))
-        points = None
+        points: tuple[int, int] | None = None
         dim = False
-        if isinstance(v, RightOnTimeView):
-            if 0 <= seat < len(v.scores):
-                points = (v.scores[seat], v.target_points)
-            if seat in v.out and not winner:
-                place = v.out.index(seat)
-                chips.append((f"OUT {_ORDINALS[min(place, 5)]}", TEXT_DIM, INK))
-                dim = m.phase == "play"
-            if 0 <= seat < len(v.shown) and v.shown[seat]:
-                chips.append(("shows " + " ".join(v.shown[seat]), PAPER, INK))
-            if 0 <= seat < len(v.bonus_counts) and v.bonus_counts[seat]:
-                chips.append((f"+{v.bonus_counts[seat]} bonus", _CHIP_GREY, TEXT))
+        if v is not None and m.view is not None:
+            points, marks, dim = m.game.seat_marks(m.view, seat, winner, playing)
+            chips.extend(marks)
         return SeatSpec(
             str(seat + 1), badge.name, colour, count, turn, pulse, inner, points, tuple(chips),
             dim, winner,
         )
 
-    def _count_spec(self, countdown: anim.Countdown | None, now_ns: int, label: str) -> CountSpec:
-        if countdown is None:
-            return CountSpec(None, 0, 1, "")
-        steps = countdown.steps_left(now_ns)
-        total = max(self._count_total, steps)
-        return CountSpec(countdown.seconds_left(now_ns), steps, total, label)
-
-    def _card_spec(self, game: str, top: str | None, now_ns: int, caption: str) -> CardSpec:
-        if self._slide is not None:
-            timeline, code, under, source = self._slide
-            if code == top and timeline.frame(now_ns) is not None:
-                left = 1.0 - anim.ease_out(timeline.progress(now_ns))
-                d = round(SLIDE_DISTANCE * left)
-                offset = {"left": (-d, 0), "right": (d, 0)}.get(source, (0, d))
-                return CardSpec(game, top, under, offset, caption)
-        return CardSpec(game, top, None, (0, 0), caption)
-
-    def _riiing_zones(self, zones: Zones, m: TableModel, v: RiiingView, now_ns: int) -> None:
-        zones["card"] = (CARD, self._card_spec("riiing", v.last_card, now_ns, "LAST CARD"))
-        countdown = self._countdown(now_ns)
-        mover = self._name(v.to_move)
-        if v.window is not None:
-            frame = self._flash.frame(now_ns) if self._flash is not None else None
-            name = SYMBOL_NAMES.get(v.window, v.window)
-            cond = CondSpec(
-                "window", "RIIING!  SLAP!", sub=name,
-                symbol=v.window if v.window in SYMBOL_NAMES else None,
-                flash_on=frame is not None and frame % 2 == 0,
-            )
-            zones["cond"] = (COND, cond)
-            zones["count"] = (COUNT, self._count_spec(countdown, now_ns, "seconds to slap"))
-        else:
-            zones["cond"] = (COND, riiing_condition(v))
-            zones["count"] = (COUNT, CountSpec(None, 0, 1, ""))
-        if m.slap is not None:
-            seat, ms = m.slap
-            pile = PileSpec(
-                v.draw_count, f"{self._name(seat)}  {ms} ms", "fastest slap!", None, "star",
-                seat_colour(seat),
-            )
-        elif v.window is not None:
-            name = SYMBOL_SHORT.get(v.window, v.window)
-            pile = PileSpec(
-                v.draw_count, "RIIING!", f"first slap drops every {name}", v.window
-                if v.window in SYMBOL_NAMES else None, None, YELLOW,
-            )
-        elif v.demand is not None:
-            short = SYMBOL_SHORT.get(v.demand, v.demand)
-            pile = PileSpec(
-                v.draw_count, f"{mover}: {short}!", f"play {short} or draw",
-                v.demand if v.demand in SYMBOL_NAMES else None, None, YELLOW,
-            )
-        elif v.phones > 0:
-            pile = PileSpec(
-                v.draw_count, f"{mover}: PHONE x{v.phones}",
-                f"play a PHONE to pass it on, or take {v.phones}", "P", None, YELLOW,
-            )
-        else:
-            pile = PileSpec(v.draw_count)
-        zones["pile"] = (PILE, pile)
-
-    def _rot_zones(self, zones: Zones, m: TableModel, v: RightOnTimeView, now_ns: int) -> None:
-        zones["card"] = (CARD, self._card_spec("right-on-time", v.top, now_ns, "TOP CARD"))
-        zones["cond"] = (COND, rot_value(v, self._name(v.to_move)))
-        zones["count"] = (COUNT, CountSpec(None, 0, 1, ""))
-        if v.out:
-            names = "   ".join(f"{i + 1}. {self._name(s)}" for i, s in enumerate(v.out))
-            sub = "next seat out wins the round" if len(v.out) == 1 else ""
-            pile = PileSpec(v.draw_count, f"OUT: {names}", sub)
-        else:
-            pile = PileSpec(v.draw_count)
-        zones["pile"] = (PILE, pile)
-
-    def _result_spec(self, m: TableModel) -> ResultSpec:
-        v = m.view
+    def _result_spec(self, m: TableModel, v: PublicView | None) -> ResultSpec:
         winner = v.winner if v is not None else None
-        if winner is None:
+        if winner is None or m.view is None:
             return ResultSpec("GAME OVER", TEXT, m.results, None, NEW_GAME_HINT)
-        what = "WINS THE MATCH!" if isinstance(v, RightOnTimeView) else "WINS!"
-        lines = m.results
-        if not lines and isinstance(v, RightOnTimeView):
-            lines = tuple(f"{self._name(s)}: {p} points" for s, p in enumerate(v.scores))
+        lines = m.results or m.game.result_lines(self, m.view)
         return ResultSpec(
-            f"{self._name(winner)} {what}", seat_colour(winner), lines, hint=NEW_GAME_HINT
+            f"{self.name(winner)} {m.game.wins_words}", seat_colour(winner), lines,
+            hint=NEW_GAME_HINT,
         )
 
 
-def riiing_condition(v: RiiingView) -> CondSpec:
-    """The condition zone's spec for Riiing! view ``v`` outside a window (RI-3).
-
-    Words name the condition against the last card ("HIGHER than 6"); a condition made
-    open by a last card with no number (RI-3.4) or an empty draw pile (RI-3.5) says so.  A
-    pending demand or phone chain decides the move instead (RI-5.3, RI-5.4), so it takes
-    the zone ("TOAST!", "PHONE x2") and the condition is named as on hold.
-    """
-    base = _condition(v)
-    if v.demand is not None:
-        name = SYMBOL_NAMES.get(v.demand, v.demand)
-        symbol = v.demand if v.demand in SYMBOL_NAMES else None
-        glyph = None if symbol else "open"
-        return CondSpec("condition", f"{name}!", f"{_flat(base.headline)} on hold", glyph, symbol)
-    if v.phones > 0:
-        return CondSpec(
-            "condition", f"PHONE x{v.phones}", f"{_flat(base.headline)} on hold", None, "P"
-        )
-    return base
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _condition(v: RiiingView) -> CondSpec:
-    """The condition in force (RI-3.1) as a spec, ignoring demands and phone chains."""
-    last = riiing_face(v.last_card)
-    n = last.number
-    cond = v.condition
-    open_sub = "last card has no number: any number"
-    if cond is None:
-        return CondSpec("condition", "OPEN: any card", "the draw pile is empty", "open")
-    if cond in (">", "<", "="):
-        word = {">": "HIGHER", "<": "LOWER", "=": "SAME NUMBER"}[cond]
-        glyph = {">": "up", "<": "down", "=": "equal"}[cond]
-        if n is None:
-            return CondSpec("condition", f"{word}: open", open_sub, glyph)
-        joint = " than " if cond != "=" else " "
-        return CondSpec("condition", f"{word}{joint}{n}", "", glyph)
-    if cond == "~":
-        sym = last.symbol
-        if sym is None or sym == "P":
-            return CondSpec("condition", "SAME SYMBOL: open", "last card is a Phone", "open")
-        return CondSpec("condition", "SAME SYMBOL", SYMBOL_NAMES[sym], None, sym)
-    if cond == "E":
-        return CondSpec("condition", "EVEN", "2  4  6  8", "even")
-    if cond == "O":
-        return CondSpec("condition", "ODD", "1  3  5  7  9", "odd")
-    if cond.startswith("{") and cond.endswith("}"):
-        parts = [p.strip() for p in cond[1:-1].split(",")]
-        if parts and all(p.isdigit() and len(p) == 1 for p in parts):
-            digits = tuple(int(p) for p in parts)
-            return CondSpec("condition", "ONE OF " + " ".join(parts), "", digits=digits[:4])
-    if cond.startswith("*") and len(cond) == 2:
-        sym = cond[1]
-        symbol = sym if sym in SYMBOL_NAMES else None
-        return CondSpec("condition", "RIIING!", SYMBOL_NAMES.get(sym, sym), "star", symbol)
-    return CondSpec("condition", cond, "unknown condition", "open", dim=True)
-
-
-def rot_value(v: RightOnTimeView, opener: str) -> CondSpec:
-    """The value zone's spec for Right on Time view ``v`` (RT-1.3, RT-2.2, RT-3).
-
-    The top card's value huge, its name ("Joker as 5", "NULL = 0", "Du bist! 3",
-    "Ziehen! 5") and what beats it; "Opening lay: any card" before the round's first lay.
-    """
-    if v.top is None:
-        return CondSpec("value", "Opening lay:\nany card", f"{opener} opens round {v.round}",
-                        glyph="open")
-    face = rot_face(v.top)
-    value = v.top_value if v.top_value is not None else face.value
-    shown = "?" if value is None else str(value)
-    names = {
-        "number": "TOP VALUE",
-        "joker": f"Joker as {shown}",
-        "null": "NULL = 0",
-        "dubist": f"Du bist! {shown}",
-        "ziehen": f"Ziehen! {shown}",
-    }
-    headline = names.get(face.kind, v.top)
-    if value is None:
-        hint = ""
-    elif value <= 0:
-        hint = "any single card beats it (no pairs)"
-    elif value >= 7:
-        hint = "only a pair up to 7, or NULL"
-    else:
-        hint = f"one card above {value}, or two up to {value}"
-    return CondSpec("value", headline, hint, big=shown)
+def _no_face(cards: CardPainter, code: str, height: int) -> pygame.Surface:
+    """A blank card (no model yet, so no game to paint faces)."""
+    return cards.blank(height, TEXT_DIM)

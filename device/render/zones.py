@@ -9,6 +9,7 @@ and drawing is clipped to ``rect``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import pygame
@@ -24,7 +25,6 @@ from device.render.palette import (
     PANEL,
     PANEL_DIM,
     PAPER,
-    SYMBOL_COLOURS,
     TEXT,
     TEXT_DIM,
     YELLOW,
@@ -37,21 +37,46 @@ Chip = tuple[str, Colour, Colour]
 """A small label on a seat badge: ``(text, background, text colour)``."""
 
 
-class Paint:
-    """The painting context: logical canvas, text, cards and cached icon stamps."""
+CardFace = Callable[[CardPainter, str, int], pygame.Surface]
+"""Paints a card's face: ``(painter, code, height px) -> surface`` (a game's
+``GamePlugin.card_face``)."""
 
-    def __init__(self, canvas: pygame.Surface, text: Typesetter, cards: CardPainter) -> None:
+
+class Paint:
+    """The painting context: logical canvas, text, cards, cached icon stamps and the
+    game's symbols (``symbols``: name -> :class:`device.render.icons.Symbol`; a spec names
+    a symbol, the game being drawn supplies its shape and colour)."""
+
+    def __init__(
+        self,
+        canvas: pygame.Surface,
+        text: Typesetter,
+        cards: CardPainter,
+        symbols: Mapping[str, icons.Symbol] | None = None,
+    ) -> None:
         self.canvas = canvas
         self.text = text
         self.cards = cards
-        self._stamps: dict[tuple[str, int, Colour], pygame.Surface] = {}
+        self.symbols: Mapping[str, icons.Symbol] = symbols or {}
+        self._stamps: dict[tuple[str | icons.Shape, int, Colour], pygame.Surface] = {}
+
+    def _shape(self, name: str) -> str | icons.Shape:
+        symbol = self.symbols.get(name)
+        return name if symbol is None else symbol.shape
+
+    def symbol_colour(self, name: str) -> Colour:
+        """The colour of the game's symbol ``name`` (:data:`INK` for an unknown one)."""
+        symbol = self.symbols.get(name)
+        return INK if symbol is None else symbol.colour
 
     def stamp(self, name: str, size: int, colour: Colour) -> pygame.Surface:
-        """Cached :func:`device.render.icons.stamp` (``ValueError`` for an unknown name)."""
-        key = (name, size, colour)
+        """Cached :func:`device.render.icons.stamp` of the game's symbol or the glyph
+        ``name`` (``ValueError`` for an unknown name)."""
+        shape = self._shape(name)
+        key = (shape, size, colour)
         s = self._stamps.get(key)
         if s is None:
-            s = icons.stamp(name, size, colour)
+            s = icons.stamp(shape, size, colour)
             self._stamps[key] = s
         return s
 
@@ -63,7 +88,8 @@ class Paint:
         colour: Colour,
         outline: Colour | None = None,
     ) -> None:
-        """Draw symbol or glyph ``name`` (``size`` px square) centred on ``centre``."""
+        """Draw the game's symbol or the glyph ``name`` (``size`` px square) centred on
+        ``centre``, with an ``outline`` halo if given."""
         image = self.stamp(name, size, colour)
         pos = image.get_rect(center=centre)
         if outline is not None:
@@ -74,12 +100,12 @@ class Paint:
         self.canvas.blit(image, pos)
 
     def symbol_tile(self, symbol: str, centre: tuple[int, int], size: int) -> None:
-        """A Riiing! symbol on a paper tile ``size`` px square (symbols are always shown on
-        paper, where every symbol colour reads)."""
+        """The game's symbol on a paper tile ``size`` px square (symbols are always shown
+        on paper, where every symbol colour reads)."""
         tile = pygame.Rect(0, 0, size, size)
         tile.center = centre
         pygame.draw.rect(self.canvas, PAPER, tile, 0, size // 8)
-        colour = SYMBOL_COLOURS.get(symbol, INK)
+        colour = self.symbol_colour(symbol)
         self.icon(symbol, centre, round(size * 0.82), colour, outline=INK)
 
     def line(
@@ -310,18 +336,19 @@ class SeatSpec:
 
 @dataclass(frozen=True, slots=True)
 class CardSpec:
-    """The last card played (Riiing!) / top card (Right on Time), centre left.
+    """The card on top of the discard pile, centre left.
 
-    ``game``: ``"riiing"`` or ``"right-on-time"``; ``code``: card code or ``None`` (no card
-    yet); ``under``: the card it covers while sliding in, or ``None``; ``offset``: the
-    sliding card's offset from its resting place, logical px; ``caption``: words under it.
+    ``face``: paints the game's card faces (:data:`CardFace`); ``code``: card code or
+    ``None`` (no card yet); ``under``: the card it covers while sliding in, or ``None``;
+    ``offset``: the sliding card's offset from its resting place, logical px; ``caption``:
+    words under it.
 
     While the card slides (``offset`` not ``(0, 0)``) the zone shows only what lies under
     it and the caption; the scene paints the moving card (:meth:`paint_moving`) above every
     zone, so it never passes under the condition panel or the caption.
     """
 
-    game: str
+    face: CardFace
     code: str | None
     under: str | None
     offset: tuple[int, int]
@@ -352,9 +379,7 @@ class CardSpec:
         return card.union(card.move(self.SHADOW))
 
     def _face(self, ctx: Paint, code: str) -> pygame.Surface:
-        if self.game == "riiing":
-            return ctx.cards.riiing(code, self.CARD_H)
-        return ctx.cards.rot(code, self.CARD_H)
+        return self.face(ctx.cards, code, self.CARD_H)
 
     def _card(self, ctx: Paint, code: str, card: pygame.Rect) -> None:
         """Card ``code`` with its shadow at ``card``."""
@@ -418,7 +443,7 @@ class CondSpec:
             pygame.draw.circle(ctx.canvas, PAPER, centre, self.ICON // 2 + 12)
             pygame.draw.circle(ctx.canvas, fg, centre, self.ICON // 2 + 12, 6)
             if self.symbol is not None:
-                colour = SYMBOL_COLOURS.get(self.symbol, INK)
+                colour = ctx.symbol_colour(self.symbol)
                 ctx.icon(self.symbol, centre, self.ICON - 50, colour, outline=INK)
             self._words(ctx, panel, panel.y + 24 + self.ICON + 20, fg, fg)
             return
@@ -626,18 +651,21 @@ class ResultSpec:
 
 @dataclass(frozen=True, slots=True)
 class WakeSpec:
-    """The wake-up race (RI-2.3): the ringing alarm clock (``tilt`` degrees, it shakes while
-    the countdown runs) and the call to slap."""
+    """The wake-up race (RI-2.3): the game's ringing ``symbol`` (e.g. the alarm clock;
+    ``None``: none; ``tilt`` degrees, it shakes while the countdown runs) and the call to
+    slap."""
 
     tilt: int
+    symbol: str | None = None
 
     def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
-        """Alarm clock on a paper disc (320 px), question (96 px), call to slap (130 px)."""
+        """Symbol on a paper disc (320 px), question (96 px), call to slap (130 px)."""
         centre = (rect.centerx, rect.y + 190)
         pygame.draw.circle(ctx.canvas, PAPER, centre, 170)
-        image = ctx.stamp("A", 260, SYMBOL_COLOURS["A"])
-        rotated = pygame.transform.rotate(image, self.tilt)
-        ctx.canvas.blit(rotated, rotated.get_rect(center=centre))
+        if self.symbol is not None:
+            image = ctx.stamp(self.symbol, 260, ctx.symbol_colour(self.symbol))
+            rotated = pygame.transform.rotate(image, self.tilt)
+            ctx.canvas.blit(rotated, rotated.get_rect(center=centre))
         ctx.line("Who got up earliest?", 96, TEXT, (rect.centerx, rect.y + 430), rect.width - 40)
         ctx.line("SLAP your button!", 130, YELLOW, (rect.centerx, rect.y + 560), rect.width - 40)
 

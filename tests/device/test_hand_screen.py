@@ -12,7 +12,8 @@ from luma.core.device import dummy  # type: ignore[import-untyped]
 from PIL import Image
 from view_builders import rview, tview
 
-from device.handheld import HandScreenModel, HandUI, Key, Picker, Tile
+from device.games import get_plugin
+from device.hand_ui import HandComposer, HandScreenModel, Key, Picker, Tile
 from device.render.hand import (
     BAR_Y0,
     BAR_Y1,
@@ -108,16 +109,16 @@ ROT_LEGAL = (
 
 def riiing_model(keys: Iterable[Key] = (R,)) -> HandScreenModel:
     """A Riiing! hand of seven with the cursor moved by ``keys``."""
-    ui = HandUI(2, "riiing")
+    ui = get_plugin("riiing").hand(2)
     ui.show("play", rview(RHAND, RLEGAL))
     for k in keys:
         ui.key(k)
     return ui.screen()
 
 
-def rot_ui(keys: Iterable[Key]) -> HandUI:
+def rot_ui(keys: Iterable[Key]) -> HandComposer:
     """The notation.md worked example 3 hand (J 2 6 Z3 on a 4) after ``keys``."""
-    ui = HandUI(0, "right-on-time")
+    ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(ROT_HAND, ROT_LEGAL))
     for k in keys:
         ui.key(k)
@@ -157,7 +158,7 @@ def test_header_shows_seat_turn_and_condition() -> None:
 
 def test_off_turn_header_is_not_inverted() -> None:
     """Off turn the whose-turn word is plain text, not an inverted box."""
-    ui = HandUI(2, "riiing")
+    ui = get_plugin("riiing").hand(2)
     ui.show("play", rview(RHAND, [], to_move=0))
     image = frame(ui.screen())
     assert lit(image, (16, 0, 50, 10)) < 0.4
@@ -339,7 +340,7 @@ def test_exclamation_mark_is_never_a_solid_bar(size: int) -> None:
 def test_waiting_prompt_keeps_a_visible_space_after_the_digit(seat: int) -> None:
     """The waiting prompt "Seat N to play" shows three word gaps as wide as a space (not
     "Seat 4to play"), and letters inside a word stay closer than that."""
-    ui = HandUI(2, "riiing")
+    ui = get_plugin("riiing").hand(2)
     ui.show("play", rview(RHAND, (), to_move=seat))
     model = ui.screen()
     assert model.prompt == f"Seat {seat + 1} to play"
@@ -362,7 +363,7 @@ def test_long_text_is_cut_to_fit() -> None:
 def test_banner_phases_draw_big_text() -> None:
     """Lobby, wake-up and game over draw a banner in the strip and a prompt."""
     for phase in ("lobby", "wakeup", "gameover"):
-        ui = HandUI(0, "riiing")
+        ui = get_plugin("riiing").hand(0)
         ui.show(phase, None)
         image = frame(ui.screen())
         assert image.crop((0, 12, WIDTH, 53)).getbbox() is not None, phase
@@ -399,7 +400,7 @@ def test_prompts_fit_the_line_in_random_play(game: str) -> None:
         if engine.outcome(pos) is not None:
             break
         for seat in range(4):
-            ui = HandUI(seat, game)
+            ui = get_plugin(game).hand(seat)
             ui.show("play", engine.view(pos, seat))
             for _ in range(12):
                 ui.key(rng.choice(list(Key)))

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from device.games import get_plugin
+from device.games.right_on_time.narrate import card_words as rot_card_words
+from device.games.riiing.narrate import event_line as narrate_riiing
+from device.games.riiing.words import card_words as riiing_card_words
 from device.lobby import GAME_OPTIONS, Lobby, LobbyChoices, load_choices
-from device.narrate import narrate, narrate_riiing, riiing_card_words, rot_card_words
 from engine.core import Event
 
 
@@ -84,9 +87,10 @@ def test_event_lines_use_words_and_hide_private_cards() -> None:
     line = narrate_riiing(Event("draw", 2, ("4S/O", "9C/>")))
     assert line == "Seat 3 drew 2 cards"
     assert "4S" not in line
-    assert narrate("riiing", [Event("shuffle", None, (), 5), Event("play", 0, ("3A/<",))]) \
-        == "Seat 1 laid 3 ALARM"
-    assert narrate("right-on-time", [Event("play", 1, ("2", "J3"))]) == "Seat 2 laid 2 + Joker as 3"
+    shuffle_then_play = [Event("shuffle", None, (), 5), Event("play", 0, ("3A/<",))]
+    assert get_plugin("riiing").narrate(shuffle_then_play) == "Seat 1 laid 3 ALARM"
+    assert get_plugin("right-on-time").narrate([Event("play", 1, ("2", "J3"))]) \
+        == "Seat 2 laid 2 + Joker as 3"
 
 
 def test_a_line_tells_what_the_seat_did_and_what_followed() -> None:
@@ -94,8 +98,8 @@ def test_a_line_tells_what_the_seat_did_and_what_followed() -> None:
     effects (the tester saw lays hidden behind "gets a bonus card")."""
     draw_then_play = [Event("draw", 0, ("1S/O", "2C/E")), Event("play", 0, ("4A/<",)),
                       Event("window", None, (), "T")]
-    assert narrate("riiing", draw_then_play) == \
+    assert get_plugin("riiing").narrate(draw_then_play) == \
         "Seat 1 drew 2 cards, laid 4 ALARM · RIIING! TOAST: SLAP!"
     out_first = [Event("play", 2, ("7", "2")), Event("out", 2), Event("bonus", 2, ("5",))]
-    assert narrate("right-on-time", out_first) == \
+    assert get_plugin("right-on-time").narrate(out_first) == \
         "Seat 3 laid 7 + 2 · Seat 3 is out, gets a bonus card"

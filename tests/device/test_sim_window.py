@@ -31,11 +31,12 @@ import json, sys, time
 from pathlib import Path
 import pygame
 from gpiozero.pins.mock import MockFactory
-from device.events import SdlQueue
+from device.cli import SIM_SLAP_PINS
+from device.console import Console, make_seats
+from device.events import DeviceQueue, SdlPump
 from device.lobby import LobbyChoices
-from device.main import SIM_SLAP_PINS
 from device.present import SimPresenter
-from device.sim import SimConsole
+from device.sim import KEYMAP, SimKeyboard
 from drivers.clock import MonotonicClock
 from drivers.hand_display import open_hand_display
 from drivers.slap import SlapButtons
@@ -44,15 +45,21 @@ from drivers.table_display import TableDisplay
 out = Path(sys.argv[1])
 clock = MonotonicClock()
 display = TableDisplay("window", (1280, 720), clock=clock)
-queue = SdlQueue(clock)
+queue = DeviceQueue()
 devices = [open_hand_display(s, "dummy") for s in range(6)]
 factory = MockFactory()
 pins = dict(enumerate(SIM_SLAP_PINS))
+presenter = SimPresenter(display)
 with SlapButtons(pins, queue.post, pin_factory=factory) as buttons:
-    console = SimConsole(
-        slap_factory=factory, presenter=SimPresenter(display, devices), clock=clock,
+    console = Console(
+        presenter=presenter, seats=make_seats(devices, "sim", SIM_SLAP_PINS), clock=clock,
         queue=queue, choices=LobbyChoices(game="riiing", kinds=("human", "computer")),
-        game_seed=4, state_dir=out / "state", driver_timers=[buttons.settle])
+        game_seed=4, state_dir=out / "state", keymap=KEYMAP,
+        tickers=[buttons.settle, SdlPump(queue.post)])
+    keyboard = SimKeyboard(console, factory, queue.post)
+    console.keyboard = keyboard
+    presenter.active_seat = keyboard.active_seat
+    console.start()
     console.render(clock.now_ns())
 
     def key(k):
@@ -72,7 +79,7 @@ with SlapButtons(pins, queue.post, pin_factory=factory) as buttons:
     assert until(lambda: console.phase == "play"), console.phase
 
     def my_turn():
-        view = console.game.view(console.pos, 0)
+        view = console.plugin.engine.view(console.pos, 0)
         return view.to_move == 0 and view.window is None
 
     assert until(my_turn)

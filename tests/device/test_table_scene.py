@@ -20,28 +20,38 @@ from pathlib import Path
 import pygame
 import pytest
 
+from device.games import get_plugin
+from device.games.right_on_time.table import card as rot_card
+from device.games.right_on_time.table import card_face as rot_card_face
+from device.games.right_on_time.table import value_spec as rot_value
+from device.games.riiing.icons import SYMBOLS as RIIING_SYMBOLS
+from device.games.riiing.table import card_face as riiing_card_face
+from device.games.riiing.table import condition_spec as riiing_condition
+from device.games.riiing.words import card as riiing_card
 from device.render import anim, icons
 from device.render.cache import SurfaceCache, surface_bytes
 from device.render.cards import CACHE_BYTES as CARD_CACHE_BYTES
-from device.render.cards import CardPainter, riiing_face, rot_face
+from device.render.cards import CardPainter
 from device.render.layout import CARD, CENTRE, COND, COUNT, PILE, TOP, Letterbox, seat_zones
 from device.render.model import LobbyModel, SeatBadge, TableModel
 from device.render.palette import (
     BACKGROUND,
     PANEL,
     SEAT_COLOURS,
-    SYMBOL_COLOURS,
     TEXT,
     YELLOW,
     contrast_ratio,
     relative_luminance,
 )
-from device.render.table import NEW_GAME_HINT, TableScene, riiing_condition, rot_value
+from device.render.table import NEW_GAME_HINT, TableScene
 from device.render.text import CACHE_BYTES, CACHE_LINES, Typesetter
 from device.render.zones import CardSpec, CondSpec, Paint, ResultSpec, SeatSpec, TopSpec
 from engine.right_on_time.view import RightOnTimeView
 from engine.riiing.view import RiiingView
 
+RIIING = get_plugin("riiing")
+ROT = get_plugin("right-on-time")
+SYMBOL_COLOURS = {name: symbol.colour for name, symbol in RIIING_SYMBOLS.items()}
 S = 1_000_000_000
 T0 = 1_000 * S
 FULL = (1920, 1080)
@@ -87,7 +97,7 @@ def riiing(view: RiiingView | None = None, **kw: object) -> TableModel:
     """A Riiing! play-phase table model (seat 3 a computer)."""
     v = view or rv()
     base: dict[str, object] = dict(
-        game="riiing", phase="play", view=v, seats=badges(v.seats, cpu=(3,)),
+        game=RIIING, phase="play", view=v, seats=badges(v.seats, cpu=(3,)),
         last_event="Seat 2 played 6T",
     )
     base.update(kw)
@@ -98,7 +108,7 @@ def rot(view: RightOnTimeView | None = None, **kw: object) -> TableModel:
     """A Right on Time play-phase table model (seat 1 a computer)."""
     v = view or tv()
     base: dict[str, object] = dict(
-        game="right-on-time", phase="play", view=v, seats=badges(v.seats, cpu=(1,)),
+        game=ROT, phase="play", view=v, seats=badges(v.seats, cpu=(1,)),
         last_event="Seat 3 laid J=5 and is out",
     )
     base.update(kw)
@@ -167,11 +177,11 @@ def _pygame_fonts() -> object:
 def test_symbols_differ_in_shape() -> None:
     """The five symbols drawn in one colour have clearly different alpha masks (shape first)."""
     masks = {}
-    for sym in icons.SYMBOLS:
-        image = icons.stamp(sym, 120, (255, 255, 255))
+    for sym, symbol in RIIING_SYMBOLS.items():
+        image = icons.stamp(symbol.shape, 120, (255, 255, 255))
         masks[sym] = pygame.mask.from_surface(image, 127)
         assert masks[sym].count() > 120 * 120 // 10, sym
-    for a, b in itertools.combinations(icons.SYMBOLS, 2):
+    for a, b in itertools.combinations(RIIING_SYMBOLS, 2):
         ma, mb = masks[a], masks[b]
         both = ma.overlap_area(mb, (0, 0))
         union = ma.count() + mb.count() - both
@@ -179,13 +189,14 @@ def test_symbols_differ_in_shape() -> None:
 
 
 def test_draw_symbol_centres_in_rect_and_rejects_unknown() -> None:
-    """draw_symbol paints only inside its rect; an unknown code is a ValueError naming it."""
+    """draw_shape paints only inside its rect; an unknown name is a ValueError naming it."""
     surface = pygame.Surface((300, 200), pygame.SRCALPHA)
-    icons.draw_symbol(surface, "T", pygame.Rect(100, 50, 100, 100), (230, 159, 0))
+    icons.draw_shape(surface, RIIING_SYMBOLS["T"].shape, pygame.Rect(100, 50, 100, 100),
+                     (230, 159, 0))
     bounds = surface.get_bounding_rect()
     assert pygame.Rect(100, 50, 100, 100).contains(bounds) and bounds.width > 60
     with pytest.raises(ValueError, match="'X'"):
-        icons.draw_symbol(surface, "X", pygame.Rect(0, 0, 10, 10), (0, 0, 0))
+        icons.draw_shape(surface, "X", pygame.Rect(0, 0, 10, 10), (0, 0, 0))
     with pytest.raises(ValueError, match="glyph"):
         icons.draw_glyph(surface, "banana", pygame.Rect(0, 0, 10, 10), (0, 0, 0))
 
@@ -255,12 +266,16 @@ def test_rot_opening_lay_words() -> None:
 
 
 def test_card_code_reading_never_raises() -> None:
-    """Card faces are read from codes for display; junk reads as 'unknown'."""
-    assert riiing_face("7C/>") == riiing_face("7C")
-    assert riiing_face("!T/E").kind == "demand" and riiing_face("P/O").symbol == "P"
-    assert riiing_face("0Q/?").kind == "unknown"
-    assert rot_face("J4").value == 4 and rot_face("J").value is None
-    assert rot_face("N").value == 0 and rot_face("D9").kind == "unknown"
+    """Cards are read for display by the engine's card types; junk reads as None."""
+    seven = riiing_card("7C/>")
+    assert seven is not None and (seven.number, seven.symbol, seven.front) == (7, "C", "7C")
+    demand, phone = riiing_card("!T/E"), riiing_card("P/O")
+    assert demand is not None and demand.kind == "demand" and demand.symbol == "T"
+    assert phone is not None and phone.kind == "phone"
+    assert riiing_card("0Q/?") is None and riiing_card("7C") is None
+    joker, bare, null = rot_card("J4"), rot_card("J"), rot_card("N")
+    assert joker is not None and joker.value == 4 and bare is not None and bare.value is None
+    assert null is not None and null.value == 0 and rot_card("D9") is None
 
 
 # --------------------------------------------------------------------------- pixels
@@ -372,10 +387,10 @@ def test_game_over_lobby_and_wakeup_render(tmp_path: Path) -> None:
         riiing(rv(winner=1, to_move=None), phase="gameover", results=("Seat 4: 231 ms",))
     )
     lobby = TableModel(
-        "riiing", "lobby", None, badges(4),
+        RIIING, "lobby", None, badges(4),
         lobby=LobbyModel((("Game", "Riiing!"), ("Seat 1", "human"), ("START", "")), 1, "hint"),
     )
-    wake = TableModel("riiing", "wakeup", None, badges(4), deadline_ns=T0 + 10 * S)
+    wake = TableModel(RIIING, "wakeup", None, badges(4), deadline_ns=T0 + 10 * S)
     centre = pygame.Rect(340, 120, 1240, 640)
     for name, model in (("gameover", over), ("lobby", lobby), ("wakeup", wake)):
         surface = model if isinstance(model, pygame.Surface) else render(model)
@@ -419,7 +434,7 @@ def test_game_over_says_how_to_start_a_new_game(tmp_path: Path) -> None:
     models = [
         riiing(rv(winner=1, to_move=None), phase="gameover", results=("x",) * 12),
         rot(tv(winner=0, to_move=None), phase="gameover"),
-        TableModel("riiing", "gameover", None, badges(3)),
+        TableModel(RIIING, "gameover", None, badges(3)),
     ]
     text = Typesetter()
     bar = pygame.Rect(CENTRE.x, CENTRE.bottom - ResultSpec.HINT_H - 10, CENTRE.width,
@@ -524,7 +539,7 @@ def test_wakeup_rings_until_its_deadline() -> None:
     """The wake-up race animates with its countdown and is still after the deadline."""
     scene = TableScene()
     surface = pygame.Surface(FULL)
-    scene.set_model(TableModel("riiing", "wakeup", None, badges(3), deadline_ns=T0 + S), T0)
+    scene.set_model(TableModel(RIIING, "wakeup", None, badges(3), deadline_ns=T0 + S), T0)
     scene.draw(surface, T0)
     assert scene.next_frame_ns(T0) == T0 + anim.COUNTDOWN_STEP_NS
     assert scene.draw(surface, T0 + anim.COUNTDOWN_STEP_NS) != []
@@ -665,7 +680,7 @@ def test_sliding_card_is_drawn_above_the_condition_and_caption(
         save(surface, tmp_path, f"slide_{at}")
         card = spec.rest_rect(CARD).move(spec.offset)
         assert spec.sliding and card.colliderect(over)
-        face = CardPainter(Typesetter()).riiing("8C/E", CardSpec.CARD_H)
+        face = riiing_card_face(CardPainter(Typesetter()), "8C/E", CardSpec.CARD_H)
         inner = card.inflate(-60, -60).clip(surface.get_rect())
         expected = pygame.Surface(inner.size)
         expected.blit(face, (card.x - inner.x, card.y - inner.y))
@@ -714,13 +729,13 @@ def test_slide_comes_from_the_laying_seats_side() -> None:
     scene.set_model(riiing(), T0)
     # seat 0 (left column) lays
     scene.set_model(riiing(rv(hand_counts=(6, 5, 6, 3), last_card="8C/E")), T0 + S)
-    assert scene._card_spec("riiing", "8C/E", T0 + S, "").offset[0] < 0
+    assert scene.card_spec("8C/E", T0 + S, "").offset[0] < 0
     # seat 2 (right column) lays
     scene.set_model(riiing(rv(hand_counts=(6, 5, 5, 3), last_card="9C/E")), T0 + 2 * S)
-    assert scene._card_spec("riiing", "9C/E", T0 + 2 * S, "").offset[0] > 0
+    assert scene.card_spec("9C/E", T0 + 2 * S, "").offset[0] > 0
     # a phone chain's take turns a card from the draw pile
     scene.set_model(riiing(rv(hand_counts=(6, 5, 7, 3), last_card="2S/E")), T0 + 3 * S)
-    assert scene._card_spec("riiing", "2S/E", T0 + 3 * S, "").offset[1] > 0
+    assert scene.card_spec("2S/E", T0 + 3 * S, "").offset[1] > 0
 
 
 def test_same_input_draws_the_same_pixels() -> None:
@@ -793,10 +808,10 @@ def test_odd_input_never_crashes(tmp_path: Path) -> None:
         riiing(rv(condition="*Q", window="Q", demand="Z"), deadline_ns=T0 - S),
         riiing(rv(seats=4), seats=badges(2), slap=(9, 12)),
         rot(tv(top="X9", top_value=None), seats=badges(6)),
-        TableModel("riiing", "dancing", None, ()),
-        TableModel("riiing", "play", None, badges(2)),
-        TableModel("riiing", "lobby", None, (), lobby=LobbyModel((), 7, "")),
-        TableModel("chess", "gameover", None, badges(3), results=("x",) * 40),
+        TableModel(RIIING, "dancing", None, ()),
+        TableModel(RIIING, "play", None, badges(2)),
+        TableModel(RIIING, "lobby", None, (), lobby=LobbyModel((), 7, "")),
+        TableModel(ROT, "gameover", None, badges(3), results=("x",) * 40),
         riiing(seats=tuple(SeatBadge(i, "A very long player name indeed") for i in range(4))),
         replace(riiing(rv(hand_counts=(99, 0, 3, 1))), banner="x" * 300),
     ]
@@ -844,9 +859,9 @@ def test_typesetter_fits_and_wraps() -> None:
 def test_card_painter_caches_and_sizes() -> None:
     """Card faces have the card aspect, are cached, and fans fit their box."""
     painter = CardPainter(Typesetter())
-    face = painter.riiing("7C/>", 400)
-    assert face.get_size() == (280, 400) and painter.riiing("7C/>", 400) is face
-    assert painter.rot("J4", 400).get_size() == (280, 400)
+    face = riiing_card_face(painter, "7C/>", 400)
+    assert face.get_size() == (280, 400) and riiing_card_face(painter, "7C/>", 400) is face
+    assert rot_card_face(painter, "J4", 400).get_size() == (280, 400)
     assert painter.fan(12, 50).get_size() == (130, 72)
     assert CondSpec.ICON >= 240 and CondSpec.WORDS >= 90
 
@@ -888,11 +903,12 @@ def test_card_faces_are_shared_across_backs_and_bounded() -> None:
     """A Riiing! face is cached by its front (the back does not change it), and drawing
     every card of both games at the table's size keeps the card cache within budget."""
     painter = CardPainter(Typesetter())
-    assert painter.riiing("7C/>", 520) is painter.riiing("7C/E", 520)
+    assert riiing_card_face(painter, "7C/>", 520) is riiing_card_face(painter, "7C/E", 520)
     fronts = [f"{n}{s}" for n in range(1, 10) for s in "ASCT"] + ["!A", "!S", "!C", "!T", "P"]
-    faces = [painter.riiing(f"{front}/{back}", CardSpec.CARD_H)
+    faces = [riiing_card_face(painter, f"{front}/{back}", CardSpec.CARD_H)
              for front in fronts for back in (">", "<", "E")]
-    faces += [painter.rot(code, CardSpec.CARD_H) for code in ("1", "7", "J", "J3", "N", "D2")]
+    rot_codes = ("1", "7", "J", "J3", "N", "D2")
+    faces += [rot_card_face(painter, code, CardSpec.CARD_H) for code in rot_codes]
     held = sum(surface_bytes(f) for f in {id(f): f for f in faces}.values())
     assert held > CARD_CACHE_BYTES  # more than the budget was drawn...
     assert painter.cached_bytes <= CARD_CACHE_BYTES  # ...but only the budget is kept

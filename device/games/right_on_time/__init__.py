@@ -4,10 +4,21 @@ composer on the hand screen and the table's top-card zones.  No slap windows."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import pygame
 
 from device.games.base import GamePlugin, OptionChoice
+from device.games.right_on_time import narrate, table
+from device.games.right_on_time.hand import LayComposer
+from device.render.cards import CardPainter
+from device.render.palette import TEXT_DIM, Colour
+from device.render.zones import Chip
 from engine.core import Event, Seat
+from engine.right_on_time.view import RightOnTimeView
+
+if TYPE_CHECKING:
+    from device.render.table import TableScene, Zones
 
 ROUND_PAUSE = 3
 """Computer-move delays to wait after a round ends (RT-2.4), so the table can read who won
@@ -19,6 +30,10 @@ class RightOnTimePlugin(GamePlugin):
 
     name = "right-on-time"
     title = "Right on Time"
+    table_title = "RIGHT ON TIME"
+    view_type = RightOnTimeView
+    over_words = "MATCH OVER"
+    wins_words = "WINS THE MATCH!"
     lobby_options = (
         OptionChoice("target_points", "Points to win", (3, 1, 2, 4, 5), "RT-7.1"),
         # RT-8 "less influence of the first person", each part on its own
@@ -32,10 +47,8 @@ class RightOnTimePlugin(GamePlugin):
         return ROUND_PAUSE if any(e.kind == "round" for e in events) else 1
 
     def narrate(self, events: Sequence[Event]) -> str | None:
-        """See :meth:`GamePlugin.narrate`."""
-        from device.narrate import narrate
-
-        return narrate(self.name, events)
+        """See :meth:`GamePlugin.narrate` (:mod:`device.games.right_on_time.narrate`)."""
+        return narrate.narrate(events)
 
     def results(self, pos: Any) -> tuple[str, ...]:
         """The match's rounds and every seat's points (RT-7.1)."""
@@ -48,8 +61,40 @@ class RightOnTimePlugin(GamePlugin):
         view = self.engine.view(pos, None)
         return {"rounds": int(view.round), "scores": list(view.scores)}
 
-    def hand(self, seat: Seat) -> Any:
-        """See :meth:`GamePlugin.hand`."""
-        from device.handheld import HandUI
+    # ------------------------------------------------------------------ screens
+    def hand(self, seat: Seat) -> LayComposer:
+        """See :meth:`GamePlugin.hand` (the lay composer,
+        :class:`device.games.right_on_time.hand.LayComposer`)."""
+        return LayComposer(seat)
 
-        return HandUI(seat, self.name)
+    def top_card(self, view: object) -> str | None:
+        """The discard pile's top card (``None`` before the round's opening lay, RT-2.2)."""
+        return view.top if isinstance(view, RightOnTimeView) else None
+
+    def card_face(self, cards: CardPainter, code: str, height: int) -> pygame.Surface:
+        """See :func:`device.games.right_on_time.table.card_face`."""
+        return table.card_face(cards, code, height)
+
+    def table_zones(self, scene: TableScene, view: object, now_ns: int) -> Zones:
+        """See :func:`device.games.right_on_time.table.zones`; ``{}`` for another view."""
+        return table.zones(scene, view, now_ns) if isinstance(view, RightOnTimeView) else {}
+
+    def status(self, scene: TableScene, view: object, playing: bool) -> tuple[str, Colour]:
+        """The round and the points that win the match (RT-7.1)."""
+        if not isinstance(view, RightOnTimeView):
+            return "", TEXT_DIM
+        return f"Round {view.round}  |  {view.target_points} points win", TEXT_DIM
+
+    def seat_marks(
+        self, view: object, seat: Seat, winner: bool, playing: bool
+    ) -> tuple[tuple[int, int] | None, tuple[Chip, ...], bool]:
+        """See :func:`device.games.right_on_time.table.seat_marks`."""
+        if not isinstance(view, RightOnTimeView):
+            return None, (), False
+        return table.seat_marks(view, seat, winner, playing)
+
+    def result_lines(self, scene: TableScene, view: object) -> tuple[str, ...]:
+        """Every seat's points (RT-7.1)."""
+        if not isinstance(view, RightOnTimeView):
+            return ()
+        return tuple(f"{scene.name(s)}: {p} points" for s, p in enumerate(view.scores))

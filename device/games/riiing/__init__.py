@@ -3,11 +3,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pygame
 
 from device.games.base import GamePlugin, OptionChoice, S
+from device.games.riiing import narrate, table
+from device.games.riiing.hand import RiiingHand
+from device.games.riiing.icons import SYMBOLS
+from device.render.cards import CardPainter
+from device.render.icons import Symbol
+from device.render.palette import TEXT_DIM, YELLOW, Colour
 from engine.core import Event, Seat
+from engine.riiing.view import RiiingView
+
+if TYPE_CHECKING:
+    from device.render.table import TableScene, Zones
 
 
 class RiiingPlugin(GamePlugin):
@@ -15,6 +27,9 @@ class RiiingPlugin(GamePlugin):
 
     name = "riiing"
     title = "Riiing!"
+    table_title = "RIIING!"
+    view_type = RiiingView
+    wake_symbol = "A"  # the ringing alarm clock (RI-2.3)
     wakeup_race = True
     has_slaps = True
     lobby_options = (
@@ -32,13 +47,42 @@ class RiiingPlugin(GamePlugin):
         return int(pos.options.slap_timeout_s) * S
 
     def narrate(self, events: Sequence[Event]) -> str | None:
-        """See :meth:`GamePlugin.narrate`."""
-        from device.narrate import narrate
+        """See :meth:`GamePlugin.narrate` (:mod:`device.games.riiing.narrate`)."""
+        return narrate.narrate(events)
 
-        return narrate(self.name, events)
+    # ------------------------------------------------------------------ screens
+    @property
+    def symbols(self) -> Mapping[str, Symbol]:
+        """The alarm clock, soap, coffee, toast and phone (:mod:`device.games.riiing.icons`)."""
+        return SYMBOLS
 
-    def hand(self, seat: Seat) -> Any:
-        """See :meth:`GamePlugin.hand`."""
-        from device.handheld import HandUI
+    def hand(self, seat: Seat) -> RiiingHand:
+        """See :meth:`GamePlugin.hand` (:class:`device.games.riiing.hand.RiiingHand`)."""
+        return RiiingHand(seat)
 
-        return HandUI(seat, self.name)
+    def top_card(self, view: object) -> str | None:
+        """The last card played (RI-3.2)."""
+        return view.last_card if isinstance(view, RiiingView) else None
+
+    def window(self, view: object) -> str | None:
+        """The symbol of the open RIIING! window (RI-6.2)."""
+        return view.window if isinstance(view, RiiingView) else None
+
+    def card_face(self, cards: CardPainter, code: str, height: int) -> pygame.Surface:
+        """See :func:`device.games.riiing.table.card_face`."""
+        return table.card_face(cards, code, height)
+
+    def table_zones(self, scene: TableScene, view: object, now_ns: int) -> Zones:
+        """See :func:`device.games.riiing.table.zones`; ``{}`` for another game's view."""
+        return table.zones(scene, view, now_ns) if isinstance(view, RiiingView) else {}
+
+    def status(self, scene: TableScene, view: object, playing: bool) -> tuple[str, Colour]:
+        """In play: ``SLAP NOW!`` in yellow while a window is open (the turn waits,
+        RI-6.2), else whose turn it is."""
+        if not isinstance(view, RiiingView) or not playing:
+            return "", TEXT_DIM
+        if view.window is not None:
+            return "SLAP NOW!", YELLOW
+        if view.to_move is not None:
+            return f"{scene.name(view.to_move)} to play", TEXT_DIM
+        return "", TEXT_DIM

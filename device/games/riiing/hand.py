@@ -1,0 +1,152 @@
+"""Riiing!'s hand composer (``rules/riiing.md``): one seat's handheld during play.
+
+LEFT/RIGHT move the cursor over the hand plus a final tile ``DRAW`` (RI-4.2, RI-5.3) or
+``TAKE k`` (RI-5.4) when that action is legal; SELECT plays the card under the cursor /
+draws / takes; BACK clears a message.  Slaps come from the slap button, never from the
+handheld.  The shared parts (phases, cursor, scrolling, messages) are
+:class:`device.hand_ui.HandComposer`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from device.games.riiing.words import read_condition, symbol_of, word
+from device.hand_ui import HandComposer, Key, SeatView, Tile
+from device.words import seat_name
+from engine.riiing.cards import RiiingCard
+from engine.riiing.view import RiiingView
+
+
+def hand_condition(view: RiiingView) -> str:
+    """The condition in force as a short header word (RI-3, RI-5.3, RI-5.4, RI-6.2):
+    ``"> 6"``, ``"< 6"``, ``"= 6"``, ``"~COFFEE"``, ``"EVEN"``, ``"ODD"``, ``"2 5 8"``,
+    ``"ANY"`` (open), ``"TOAST!"`` (demand), ``"PHONE x2"`` (chain), ``"RIIING!"``."""
+    if view.winner is not None:
+        return ""
+    if view.window is not None:
+        return "RIIING!"
+    if view.demand is not None:
+        return word(view.demand) + "!"
+    if view.phones:
+        return f"PHONE x{view.phones}"
+    return read_condition(view.condition, view.last_card).short()
+
+
+def _reason(view: RiiingView, seat: int) -> str:
+    """Why the card or tile under the cursor cannot be played now, in about 21 characters."""
+    if view.winner is not None:
+        return "Game over"
+    if view.window is not None:
+        return "RIIING! Slap first!"
+    if view.to_move != seat:
+        return "Not your turn"
+    if view.demand is not None:
+        return f"No: must play {word(view.demand)}"
+    if view.phones:
+        return "No: PHONE or TAKE"
+    cond = read_condition(view.condition, view.last_card)
+    if cond.is_open or cond.kind in ("reverse", "unknown"):
+        return "No: can't play that"
+    if cond.kind == "~":
+        return f"No: need {word(cond.symbol)}"
+    return f"No: need {cond.short()}"
+
+
+class RiiingHand(HandComposer):
+    """One seat's Riiing! handheld; see the module docstring.  ``seat``: 0-based;
+    ``ValueError`` for a negative seat."""
+
+    title = "RIIING!"
+
+    def _check_view(self, view: object) -> SeatView:
+        if not isinstance(view, RiiingView):
+            raise ValueError(f"seat {self.seat} handheld (riiing) got a {type(view).__name__}")
+        return view
+
+    def _riiing(self) -> RiiingView | None:
+        view = self._in_play()
+        return view if isinstance(view, RiiingView) else None
+
+    def _tile_keys(self) -> list[tuple[str, str]]:
+        view = self._riiing()
+        if view is None:
+            return []
+        keys = [("card", code) for code in view.hand]
+        keys += [("action", a) for a in ("draw", "take") if a in view.legal]
+        return keys
+
+    def _tiles(self) -> list[Tile]:
+        view = self._riiing()
+        if view is None:
+            return []
+        tiles: list[Tile] = []
+        for code in view.hand:
+            card = RiiingCard.parse(code)
+            label = str(card.number) if card.number is not None else (
+                "!" if card.kind == "demand" else "")
+            playable = f"play {code}" in view.legal
+            tiles.append(Tile("card", label, symbol_of(card), playable=playable))
+        if "draw" in view.legal:
+            # under a demand the seat draws until the demanded symbol comes (RI-5.3)
+            label = "+?" if view.demand else "+1"
+            tiles.append(Tile("action", label, "deck", tag="draw", playable=True))
+        if "take" in view.legal:
+            tiles.append(Tile("action", f"+{max(1, view.phones)}", "P", "take", playable=True))
+        return tiles
+
+    def _play_key(self, k: Key) -> str | None:
+        view = self._riiing()
+        if view is None:
+            return None
+        tiles = self._tiles()
+        if k in (Key.LEFT, Key.RIGHT):
+            self._move(k, len(tiles))
+            return None
+        if k is Key.BACK or not tiles:
+            return None
+        if self._cursor < len(view.hand):
+            action = f"play {view.hand[self._cursor]}"
+        else:
+            action = tiles[self._cursor].tag
+        if action in view.legal:
+            return action
+        self._refuse(_reason(view, self.seat))
+        return None
+
+    def _acting(self) -> bool:
+        view = self._riiing()
+        return self._is_my_turn() and (view is None or view.window is None)
+
+    def _turn_word(self) -> str | None:
+        view = self._riiing()
+        return "SLAP!" if view is not None and view.window is not None else None
+
+    def _condition(self) -> str:
+        view = self._riiing()
+        return "" if view is None else hand_condition(view)
+
+    def _prompt(self, tiles: Sequence[Tile]) -> str:
+        view = self._riiing()
+        if view is None:
+            return ""
+        if view.winner is not None:
+            return "You win!" if view.winner == self.seat else f"{seat_name(view.winner)} wins"
+        if view.window is not None:
+            return f"SLAP: drop all {word(view.window)}"
+        if view.to_move != self.seat:
+            return f"{seat_name(view.to_move)} to play" if view.to_move is not None else ""
+        if self._pending:
+            return "Sent..."
+        tile = tiles[self._cursor] if tiles else None
+        if tile is not None and tile.kind == "action":
+            if tile.tag == "draw":
+                return f"SEL draw ({word(view.demand)})" if view.demand else "SEL draw a card"
+            return f"SEL take {view.phones} cards" if view.phones else "SEL take"
+        if view.demand is not None:
+            return f"Must play {word(view.demand)}"
+        if view.phones:
+            return f"PHONE x{view.phones}: P or take"
+        if tile is not None and tile.playable:
+            return "SEL play  < > move"
+        return "< > move  SEL play"

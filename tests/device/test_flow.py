@@ -1,0 +1,240 @@
+"""Scenario tests of the device core on a fake clock: the loop, fair windows through the
+whole console (RI-6.5, RI-6.6), handhelds that go and come back, bad lobby files, a full
+disk, and the simulator's keyboard adapter."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import pytest
+
+from device.console import Console, GameRecord, make_seats
+from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone, Quit, SimKey
+from device.journal import ActionRecord, Journal
+from device.lobby import LobbyChoices, load_choices
+from device.loop import Loop
+from device.phase import Phase
+from device.present import TablePresenter
+from drivers.clock import FakeClock
+from drivers.hand_display import open_hand_display
+from drivers.keys import KeyPress
+from drivers.slap import Press, Release
+from drivers.table_display import TableDisplay
+from engine import get_game
+
+MS = 1_000_000
+S = 1_000_000_000
+
+
+@pytest.fixture
+def display() -> Iterator[TableDisplay]:
+    """A small table display on SDL's dummy driver with a fake clock."""
+    d = TableDisplay("dummy", (480, 270), clock=FakeClock(100 * S))
+    try:
+        yield d
+    finally:
+        d.close()
+
+
+def make(display: TableDisplay, kinds: tuple[str, ...], game: str = "riiing",
+         **kw: Any) -> tuple[Console, FakeClock, FakeQueue, list[GameRecord]]:
+    """A started console of ``kinds`` seats on the display's fake clock."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    queue = FakeQueue(clock)
+    done: list[GameRecord] = []
+    console = Console(
+        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
+        seats=make_seats([open_hand_display(s, "dummy") for s in range(len(kinds))]),
+        choices=LobbyChoices(game=game, kinds=kinds), game_seed=3, on_game_over=done.append,
+        skip_lobby=kw.pop("skip_lobby", True), **kw)
+    console.start()
+    console.render(clock.now_ns())
+    return console, clock, queue, done
+
+
+def window_position(**fields: Any) -> Any:
+    """A 2-seat Riiing! position with a soap RIIING! window open (RI-6.2)."""
+    obj: dict[str, Any] = {
+        "game": "riiing", "seats": 2,
+        "hands": [["5C/>", "9S/O", "3A/="], ["2S/=", "4A/<", "8T/E"]],
+        "draw": ["3T/*S", "6S/<", "7C/~", "1A/O"], "discard": ["7A/E"],
+        "to_move": 0, "seed": 42, "demand": None, "window": "S", "winner": None,
+    }
+    obj.update(fields)
+    return get_game("riiing").parse_position(obj)
+
+
+@pytest.mark.parametrize("after_ms", [1, 50, 200])
+def test_a_losing_slapper_after_the_winner_is_never_punished(
+    display: TableDisplay, after_ms: int
+) -> None:
+    """RI-6.5: a press 1, 50 or 200 ms after the winner's, read after the decision, is a
+    losing slap: no `falseslap`, no card."""
+    console, clock, queue, _ = make(display, ("human", "human"))
+    console.play_from(window_position(), clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None
+    clock.advance(400 * MS)
+    queue.post(Press(1, t0 + 380 * MS))
+    console.step()
+    console.step()  # settle over: seat 1 wins
+    assert console.record is not None and console.record.actions == ["slap 1"]
+    cards = get_game("riiing").view(console.pos, 0).hand_counts[0]
+    clock.advance(after_ms * MS + 20 * MS)
+    queue.post(Press(0, t0 + 380 * MS + after_ms * MS))
+    queue.post(Release(0, t0 + 480 * MS + after_ms * MS))
+    console.step()
+    assert console.record.actions == ["slap 1"]
+    assert get_game("riiing").view(console.pos, 0).hand_counts[0] == cards
+
+
+def test_a_press_from_one_window_never_wins_the_next(display: TableDisplay) -> None:
+    """RI-6.6: when a reverse follows at once, a losing press of the first window that lands
+    35 ms after the second window's flip does not win the second window."""
+    console, clock, queue, _ = make(display, ("human", "human"))
+    pos = window_position(draw=["3T/*S", "6S/*C", "7C/~", "1A/O"])
+    console.play_from(pos, clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None
+    clock.advance(300 * MS)
+    queue.post(Press(1, t0 + 250 * MS))
+    console.step()
+    console.step()  # seat 1 wins the soap window; the coffee reverse shows next
+    assert console.record is not None and console.record.actions == ["slap 1"]
+    console.step()  # the frame showing the coffee reverse: the new window's t0
+    t1 = console.flow.race.arbiter.t0_ns
+    assert t1 is not None and t1 > t0
+    clock.advance(100 * MS)
+    queue.post(Press(0, t1 + 35 * MS))  # seat 0 was late for the first reverse
+    queue.post(Press(1, t1 + 420 * MS))  # a real reaction to the second
+    clock.advance(500 * MS)
+    console.step()
+    console.step()
+    assert console.record.actions == ["slap 1", "slap 1"]
+
+
+def test_a_gone_handheld_is_shown_and_its_turn_waits(display: TableDisplay) -> None:
+    """A handheld that is gone is a state: the TV names the seat, the game waits for that
+    seat's turn (no computer takes over), and the whole screen is sent again when back."""
+    console, clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
+    assert console.flow.plugin.to_move(console.pos) == 0
+    queue.post(HandheldGone(0, "USB cable pulled", clock.now_ns()))
+    console.step()
+    model = console.model(clock.now_ns())
+    assert model.seats[0].connected is False
+    assert "Seat 1 handheld unplugged" in model.banner
+    clock.advance(60 * S)
+    queue.post(KeyPress(1, "select", clock.now_ns()))  # another seat's keys do nothing
+    console.step()
+    assert console.record is not None and console.record.actions == []
+    device = console.seats[0].handheld.device
+    device.image.paste(0, (0, 0, 128, 64))  # blank, as a re-plugged OLED is
+    queue.post(HandheldBack(0, clock.now_ns()))
+    console.step()
+    assert console.model(clock.now_ns()).seats[0].connected
+    assert device.image.getbbox() is not None  # the seat's screen was sent again
+
+
+def test_a_lobby_file_with_a_value_of_the_wrong_type_is_named_and_replaced(
+    tmp_path: Path
+) -> None:
+    """`"false_slap_penalty": true` (a bool where a number belongs) is one line naming the
+    option, and the defaults are used (it used to pass and every START was refused)."""
+    path = tmp_path / "lobby.json"
+    path.write_text(json.dumps({"game": "riiing", "kinds": ["human", "computer"],
+                                "options": {"riiing": {"false_slap_penalty": True}}}))
+    choices, warning = load_choices(path)
+    assert choices == LobbyChoices()
+    assert warning is not None and "false_slap_penalty" in warning
+    assert "\n" not in warning
+    for bad in ({"first": True}, {"kinds": ["human", 3]}, {"game": 7}, [1, 2]):
+        path.write_text(json.dumps(bad))
+        choices, warning = load_choices(path)
+        assert choices == LobbyChoices() and warning is not None and "\n" not in warning
+
+
+def test_a_failed_journal_write_is_retried_with_the_next_action(
+    display: TableDisplay, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk for one write does not stop journaling: the next append writes the
+    missed action too, and the journal ends with every action of the game."""
+    real_append = Journal.append
+    failures = {"left": 2}
+
+    def full_disk(self: Journal, record: Any) -> None:
+        if isinstance(record, ActionRecord) and failures["left"] > 0:
+            failures["left"] -= 1
+            raise OSError(28, "No space left on device")
+        real_append(self, record)
+
+    monkeypatch.setattr(Journal, "append", full_disk)
+    console, _clock, _queue, done = make(display, ("computer", "computer"),
+                                         state_dir=tmp_path)
+    while not done:
+        console.step()
+    assert failures["left"] == 0
+    contents = Journal.read(tmp_path / "journal.log")
+    actions = [r.action for r in contents.records if isinstance(r, ActionRecord)]
+    assert actions == done[0].actions
+
+
+def test_the_loop_sleeps_until_the_next_deadline_and_draws_only_on_change() -> None:
+    """The loop waits exactly until the earliest ticker or timer deadline; a wake-up for a
+    ticker alone draws no frame; an event or a timer does."""
+    clock = FakeClock(0)
+    queue = FakeQueue(clock)
+    frames: list[int] = []
+    handled: list[object] = []
+
+    def frame(now: int) -> int | None:
+        frames.append(now)
+        return None
+
+    loop = Loop(clock=clock, queue=queue, handle=handled.append, frame=frame,
+                tickers=[lambda now: now + 100 * MS])
+    fired: list[int] = []
+    loop.timers.call_at(250 * MS, fired.append, "test")
+    loop.step()  # the ticker's first deadline is learnt before the first wait
+    assert clock.now_ns() == 100 * MS and frames == []  # ticker only: nothing drawn
+    loop.step()
+    assert clock.now_ns() == 200 * MS and frames == []
+    loop.step()
+    assert clock.now_ns() == 250 * MS and fired == [250 * MS] and frames == [250 * MS]
+    queue.post("key")
+    loop.step()
+    assert handled == ["key"] and frames[-1] == 250 * MS
+
+
+def test_the_simulator_keyboard_drives_buttons_handhelds_and_quit(display: TableDisplay) -> None:
+    """Digits press the seat's slap button through gpiozero's MockFactory; arrows reach
+    the hot-seat's handheld; DELETE abandons; ESC quits."""
+    import pygame
+
+    from device.cli import SIM_SLAP_PINS
+    from device.sim import SimKeyboard
+    from drivers.slap import SlapButtons, mock_pin_factory
+
+    console, clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
+    with mock_pin_factory() as factory, SlapButtons(dict(enumerate(SIM_SLAP_PINS)),
+                                                    queue.post, pin_factory=factory):
+        keys = SimKeyboard(console, factory, queue.post)
+        keys(SimKey(pygame.K_2, True, 5 * S))
+        keys(SimKey(pygame.K_RIGHT, True, 6 * S))
+        keys(SimKey(pygame.K_DELETE, True, 7 * S))
+        keys(SimKey(pygame.K_ESCAPE, True, 8 * S))
+        posted = queue.wait(0)
+    assert Press(1, 5 * S) in posted
+    assert KeyPress(0, "right", 6 * S) in posted  # seat 1 (a person) is to move
+    assert posted[-2:] == [Abandon(), Quit()]
+    for event in posted[-2:]:
+        console.handle(event)
+    assert console.phase is Phase.LOBBY and not console.loop.running
