@@ -272,6 +272,28 @@ def deck_option(
     return " ".join(codes)
 
 
+def check_deck_json(value: object, rule: str) -> None:
+    """Check the JSON type of a position's ``options.deck``: a bundled deck's name or a
+    list (whose codes :func:`deck_option` checks).  Raises NotationError ``position field
+    'options.deck': ...`` for any other string (a file name included) or type."""
+    if isinstance(value, list) or value in BUNDLED_DECKS:
+        return
+    names = ", ".join(BUNDLED_DECKS)
+    if not isinstance(value, str):
+        raise field_error(
+            "options.deck",
+            f"expected a string, got {short_repr(value)}; a deck is a bundled deck's name "
+            f"({names}) or a list of card codes",
+            rule,
+        )
+    raise field_error(
+        "options.deck",
+        f"{short_repr(value)} is no bundled deck (known: {names}); inline cards are a list "
+        "of card codes, and a position never names a file",
+        rule,
+    )
+
+
 def _reads(read: Callable[[str], object], code: str) -> bool:
     try:
         read(code)
@@ -313,6 +335,8 @@ def read_text_file(path: str, limit: int, what: str, rule: str | None = None) ->
                 data = fh.read(limit + 1)
         finally:
             os.close(fd)
+    except NotationError:
+        raise
     except OSError as err:
         raise NotationError(f"{where}: cannot read ({err.strerror or err})", rule) from None
     except ValueError as err:  # e.g. a NUL byte in the path

@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine._common import (
-    BUNDLED_DECKS,
     card_list,
+    check_deck_json,
     deck_json,
     dumps,
     field_error,
@@ -188,13 +188,7 @@ def _options(raw: object) -> RotOptions:
             known = ", ".join(sorted(specs))
             raise _bad("options", f"unknown option {short_repr(key)} (known: {known})")
         if key == "deck":
-            if not isinstance(value, list) and value not in BUNDLED_DECKS:
-                raise _bad(
-                    "options.deck",
-                    f"expected a bundled deck name ({', '.join(BUNDLED_DECKS)}) or a list of "
-                    f"card codes, got {short_repr(value)}; a position never names a file",
-                    spec.rule,
-                )
+            check_deck_json(value, spec.rule)
         elif type(value) is not type(spec.default):
             kind = "true/false" if isinstance(spec.default, bool) else "a whole number"
             raise _bad(f"options.{key}", f"expected {kind}, got {short_repr(value)}", spec.rule)

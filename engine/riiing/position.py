@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine._common import (
-    BUNDLED_DECKS,
     STANDARD_DECK,
     card_list,
+    check_deck_json,
     deck_json,
     dumps,
     field_error,
@@ -249,22 +249,8 @@ def _options(value: object) -> RiiingOptions:
             known = ", ".join(sorted(specs))
             raise _bad("options", f"unknown option {short_repr(key)} (known: {known})")
         if key == "deck":
-            if isinstance(raw, list) or raw in BUNDLED_DECKS:
-                continue
-            names = ", ".join(BUNDLED_DECKS)
-            if not isinstance(raw, str):
-                raise _bad(
-                    "options.deck",
-                    f"expected a string, got {short_repr(raw)}; a deck is a bundled deck's "
-                    f"name ({names}) or a list of card codes",
-                    "RI-1.5",
-                )
-            raise _bad(
-                "options.deck",
-                f"{short_repr(raw)} is no bundled deck (known: {names}); inline cards are a "
-                "list of card codes, and a position never names a file",
-                "RI-1.5",
-            )
+            check_deck_json(raw, spec.rule)
+            continue
         if type(raw) is not type(spec.default):
             kind = "a string" if isinstance(spec.default, str) else "a whole number"
             raise _bad(f"options.{key}", f"expected {kind}, got {short_repr(raw)}")
