@@ -223,7 +223,7 @@ def test_the_simulator_keyboard_drives_buttons_handhelds_and_quit(display: Table
     from device.sim import SimKeyboard
     from drivers.slap import SlapButtons, mock_pin_factory
 
-    console, clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
+    console, _clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
     with mock_pin_factory() as factory, SlapButtons(dict(enumerate(SIM_SLAP_PINS)),
                                                     queue.post, pin_factory=factory):
         keys = SimKeyboard(console, factory, queue.post)
