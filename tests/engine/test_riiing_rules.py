@@ -14,7 +14,7 @@ from riiing_helpers import GAME, card_counts, js, legal, make, refused, run
 from engine.core import NotationError, shuffle
 from engine.riiing import RiiingCard, default_deck
 from engine.riiing.cards import CONDITIONS, satisfies
-from engine.riiing.deck import load_deck, parse_deck
+from engine.riiing.deck import parse_deck, read_deck_file
 
 RULE_IDS = [
     *(f"RI-1.{i}" for i in range(1, 6)),
@@ -102,18 +102,23 @@ def test_ri_1_4_pairing_is_spread_and_fixed() -> None:
 
 
 def test_ri_1_5_deck_file_checked_and_option_deck(tmp_path: Path) -> None:
-    """RI-1.5: a builder's deck file named by option deck is read and checked on load."""
+    """RI-1.5: a builder's deck file is read and checked (``--deck-file``); its cards go
+    inline in option deck; the option never names a file."""
     codes = [f"{n}{s}/{b}" for s in "ASCT" for n in range(1, 10) for b in ("E", "O")][:40]
     deck = tmp_path / "deck.txt"
     deck.write_text("# a smaller printing\n" + "\n".join(codes) + "\n", encoding="utf-8")
-    pos = GAME.new(2, 3, {"deck": str(deck), "hand_size": "5"})
+    assert [str(card) for card in read_deck_file(str(deck))] == codes
+    pos = GAME.new(2, 3, {"deck": " ".join(codes), "hand_size": "5"})
     assert card_counts(pos) == Counter(codes)
-    assert js(pos)["options"]["deck"] == str(deck)
+    assert js(pos)["options"]["deck"] == codes
+    assert js(GAME.new(2, 3))["options"]["deck"] == "standard"
     (tmp_path / "bad.txt").write_text("7C/>\n7C/Q\n", encoding="utf-8")
-    with pytest.raises(NotationError, match=r"^option deck: deck .*bad.txt line 2: .*\(RI-1\.5\)$"):
-        GAME.new(2, 3, {"deck": str(tmp_path / "bad.txt")})
-    with pytest.raises(NotationError, match=r"^option deck: cannot read .*nope.txt"):
-        load_deck(str(tmp_path / "nope.txt"))
+    with pytest.raises(NotationError, match=r"^deck .*bad.txt' line 2: .*\(RI-1\.5\)$"):
+        read_deck_file(str(tmp_path / "bad.txt"))
+    with pytest.raises(NotationError, match=r"^--deck-file .*nope.txt'?: cannot read"):
+        read_deck_file(str(tmp_path / "nope.txt"))
+    with pytest.raises(NotationError, match=r"^option deck: .* is no bundled deck .*\(RI-1\.5\)$"):
+        GAME.new(2, 3, {"deck": str(deck)})
     with pytest.raises(NotationError, match="holds no card"):
         parse_deck("# nothing\n\n", "empty.txt")
 
