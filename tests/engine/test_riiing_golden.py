@@ -23,7 +23,7 @@ def load_script() -> ModuleType:
 
 def test_golden_transcripts_match() -> None:
     """Every golden file equals the script's output today, and no other riiing file exists."""
-    expected: dict[str, str] = load_script().golden()
+    expected: dict[str, str] = load_script().golden("riiing")
     on_disk = {path.name for path in GOLDEN_DIR.glob("riiing-*.txt")}
     assert on_disk == set(expected)
     for name, text in expected.items():
