@@ -2,7 +2,8 @@
 
 ``GAMES`` maps a game name to its :class:`engine.core.Game`; ``get_game(name)`` looks one
 up and raises :class:`engine.core.NotationError` for an unknown name.  This package
-imports nothing from ``device/`` or ``drivers/``.
+imports nothing from ``device/`` or ``drivers/`` (``tests/engine/test_engine_package.py``)
+and reads no file a position names: positions are data (``engine._common``).
 """
 
 from __future__ import annotations

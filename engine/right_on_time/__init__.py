@@ -10,9 +10,10 @@ Public API:
   :class:`BonusSwap`; :func:`parse_action`.
 - bots: :class:`RandomBot`, :class:`HeuristicBot`.
 
-Modules: ``cards`` (codes, values, deck file), ``actions`` (notation), ``options``,
-``position`` (JSON), ``rules`` (move generation and transition), ``game``, ``bots``,
-``view`` (the view type, fixed).
+Modules: ``cards`` (codes, values, decks as data), ``actions`` (notation), ``options``,
+``position`` (JSON text and objects, ``str``/``parse``/``from_json`` as for Riiing!),
+``rules`` (move generation and transition), ``game``, ``bots``, ``view`` (the view type,
+fixed).  Shared JSON/seat/deck helpers live in ``engine._common``.
 """
 
 from engine.right_on_time.actions import (

@@ -26,7 +26,8 @@ class RightOnTimeView:
       ``target_points``: points that win the match (RT-7.1)
     - ``out``: seats out this round, in order (RT-6.1); ``to_move``; ``winner`` (match)
     - ``legal``: this seat's legal actions as text, sorted; ``()`` when it may not act
-    - ``options``: the position's rule options as ``(name, value)`` pairs
+    - ``options``: the position's rule options as ``(name, value)`` pairs, as its JSON
+      writes them (``RotOptions.items``: ``deck`` only when not the bundled deck)
     """
 
     seats: int
