@@ -361,13 +361,22 @@ def test_long_text_is_cut_to_fit() -> None:
 
 
 def test_banner_phases_draw_big_text() -> None:
-    """Lobby, wake-up and game over draw a banner in the strip and a prompt."""
+    """Lobby, wake-up and game over draw their banner lines centred in the strip (the first
+    at 18 px, the others at 10 px) and the prompt from column 2."""
     for phase in ("lobby", "wakeup", "gameover"):
         ui = get_plugin("riiing").hand(0)
         ui.show(phase, None)
-        image = frame(ui.screen())
-        assert image.crop((0, 12, WIDTH, 53)).getbbox() is not None, phase
-        assert image.crop((0, PROMPT_TOP, WIDTH, HEIGHT)).getbbox() is not None, phase
+        model = ui.screen()
+        image = frame(model)
+        widths = [text_width(fit(line, size, WIDTH - 2), size)
+                  for line, size in zip(model.banner, (18, 10, 10), strict=False)]
+        box = image.crop((0, 12, WIDTH, 53)).getbbox()
+        assert box is not None, phase
+        assert box[2] - box[0] == max(widths), phase  # the widest line, whole
+        assert abs((box[0] + box[2]) / 2 - WIDTH / 2) <= 1, phase  # centred
+        prompt = image.crop((0, PROMPT_TOP, WIDTH, HEIGHT)).getbbox()
+        assert prompt is not None and prompt[0] == 2, phase
+        assert prompt[2] - prompt[0] == text_width(model.prompt, 11), phase
 
 
 def test_pngs_for_people(tmp_path: Path) -> None:
@@ -383,9 +392,12 @@ def test_pngs_for_people(tmp_path: Path) -> None:
         ),
     }
     for name, model in shots.items():
-        save(frame(model), tmp_path / f"{name}.png")
+        image = frame(model)
+        save(image, tmp_path / f"{name}.png")
         with Image.open(tmp_path / f"{name}.png") as png:
             assert png.size == (WIDTH * 4, HEIGHT * 4)
+            back = png.convert("L").resize((WIDTH, HEIGHT), Image.Resampling.NEAREST)
+            assert back.tobytes() == image.convert("L").tobytes(), name  # every pixel, 4x
 
 
 @pytest.mark.parametrize("game", ["riiing", "right-on-time"])

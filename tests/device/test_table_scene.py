@@ -28,6 +28,7 @@ from device.games.riiing.icons import SYMBOLS as RIIING_SYMBOLS
 from device.games.riiing.table import card_face as riiing_card_face
 from device.games.riiing.table import condition_spec as riiing_condition
 from device.games.riiing.words import card as riiing_card
+from device.phase import Phase
 from device.render import anim, icons
 from device.render.cache import SurfaceCache, surface_bytes
 from device.render.cards import CACHE_BYTES as CARD_CACHE_BYTES
@@ -387,21 +388,30 @@ def test_game_over_lobby_and_wakeup_render(tmp_path: Path) -> None:
         riiing(rv(winner=1, to_move=None), phase="gameover", results=("Seat 4: 231 ms",))
     )
     lobby = TableModel(
-        RIIING, "lobby", None, badges(4),
+        RIIING, Phase.LOBBY, None, badges(4),
         lobby=LobbyModel((("Game", "Riiing!"), ("Seat 1", "human"), ("START", "")), 1, "hint"),
     )
-    wake = TableModel(RIIING, "wakeup", None, badges(4), deadline_ns=T0 + 10 * S)
-    centre = pygame.Rect(340, 120, 1240, 640)
-    for name, model in (("gameover", over), ("lobby", lobby), ("wakeup", wake)):
-        surface = model if isinstance(model, pygame.Surface) else render(model)
+    wake = TableModel(RIIING, Phase.WAKEUP, None, badges(4), deadline_ns=T0 + 10 * S)
+    headline = pygame.Rect(340, 360, 1240, 170)
+    over_surface, wake_surface = over, render(wake)
+    for name, surface in (("gameover", over_surface), ("wakeup", wake_surface)):
         save(surface, tmp_path, name)
-        assert not_blank(surface, centre), name
+    assert near_any(colours(over_surface, headline), SEAT_COLOURS[1])  # "Seat 2 WINS!"
+    disc = pygame.Rect(340 + 620 - 120, 120 + 190 - 120, 240, 240)
+    assert near_any(colours(wake_surface, disc), SYMBOL_COLOURS["A"])  # the alarm clock
+    call = pygame.Rect(340, 120 + 560 - 50, 1240, 100)
+    assert near_any(colours(wake_surface, call), YELLOW)  # "SLAP your button!"
     lobby_surface = render(lobby)
     cursor_row = pygame.Rect(400, 120 + 20 + 100 + 20, 200, 40)
     assert (240, 228, 66) in colours(lobby_surface, cursor_row)
 
 
-def near(c: tuple[int, ...], want: tuple[int, int, int], tol: int = 24) -> bool:
+def near_any(found: set[tuple[int, int, int]], want: tuple[int, int, int]) -> bool:
+    """Some colour of ``found`` is :func:`near` ``want``."""
+    return any(near(c, want) for c in found)
+
+
+def near(c: tuple[int, ...] | pygame.Color, want: tuple[int, int, int], tol: int = 24) -> bool:
     """Colour ``c`` is within ``tol`` of ``want`` in every channel."""
     return all(abs(a - b) <= tol for a, b in zip(c[:3], want, strict=True))
 
@@ -434,7 +444,7 @@ def test_game_over_says_how_to_start_a_new_game(tmp_path: Path) -> None:
     models = [
         riiing(rv(winner=1, to_move=None), phase="gameover", results=("x",) * 12),
         rot(tv(winner=0, to_move=None), phase="gameover"),
-        TableModel(RIIING, "gameover", None, badges(3)),
+        TableModel(RIIING, Phase.GAMEOVER, None, badges(3)),
     ]
     text = Typesetter()
     bar = pygame.Rect(CENTRE.x, CENTRE.bottom - ResultSpec.HINT_H - 10, CENTRE.width,
@@ -539,7 +549,7 @@ def test_wakeup_rings_until_its_deadline() -> None:
     """The wake-up race animates with its countdown and is still after the deadline."""
     scene = TableScene()
     surface = pygame.Surface(FULL)
-    scene.set_model(TableModel(RIIING, "wakeup", None, badges(3), deadline_ns=T0 + S), T0)
+    scene.set_model(TableModel(RIIING, Phase.WAKEUP, None, badges(3), deadline_ns=T0 + S), T0)
     scene.draw(surface, T0)
     assert scene.next_frame_ns(T0) == T0 + anim.COUNTDOWN_STEP_NS
     assert scene.draw(surface, T0 + anim.COUNTDOWN_STEP_NS) != []
@@ -563,10 +573,18 @@ def test_rot_states_render(view: RightOnTimeView, tmp_path: Path) -> None:
     phase = "gameover" if view.winner is not None else "play"
     surface = render(rot(view, phase=phase, results=("Seat 1 wins 3:2",) if view.winner else ()))
     save(surface, tmp_path, f"rot_{phase}_{view.top}")
-    zones = [CARD, COND] if phase == "play" else [pygame.Rect(340, 120, 1240, 640)]
-    assert all(not_blank(surface, z) for z in zones)
-    for rect, _inner in seat_zones(view.seats):
-        assert not_blank(surface, rect)
+    if phase == "play":  # the value zone is exactly the value spec of this view
+        expected = pygame.Surface(FULL)
+        expected.fill(BACKGROUND)
+        text = Typesetter()
+        rot_value(view, "Seat 4").paint(Paint(expected, text, CardPainter(text)), COND)
+        assert crop(surface, COND) == crop(expected, COND)
+    else:  # the winner's headline in the winner's colour
+        assert near_any(colours(surface, pygame.Rect(340, 360, 1240, 170)), SEAT_COLOURS[0])
+    for seat, (rect, _inner) in enumerate(seat_zones(view.seats)):
+        disc = SeatSpec.disc_centre(SeatSpec("", "", (0, 0, 0), None, False, None, _inner,
+                                             None, (), False, False).panel_rect(rect))
+        assert near(surface.get_at((disc[0] - 30, disc[1]))[:3], SEAT_COLOURS[seat]), seat
 
 
 def test_rot_out_list_and_points_show() -> None:
@@ -808,10 +826,10 @@ def test_odd_input_never_crashes(tmp_path: Path) -> None:
         riiing(rv(condition="*Q", window="Q", demand="Z"), deadline_ns=T0 - S),
         riiing(rv(seats=4), seats=badges(2), slap=(9, 12)),
         rot(tv(top="X9", top_value=None), seats=badges(6)),
-        TableModel(RIIING, "dancing", None, ()),
-        TableModel(RIIING, "play", None, badges(2)),
-        TableModel(RIIING, "lobby", None, (), lobby=LobbyModel((), 7, "")),
-        TableModel(ROT, "gameover", None, badges(3), results=("x",) * 40),
+        TableModel(RIIING, "dancing", None, ()),  # type: ignore[arg-type]
+        TableModel(RIIING, Phase.PLAY, None, badges(2)),
+        TableModel(RIIING, Phase.LOBBY, None, (), lobby=LobbyModel((), 7, "")),
+        TableModel(ROT, Phase.GAMEOVER, None, badges(3), results=("x",) * 40),
         riiing(seats=tuple(SeatBadge(i, "A very long player name indeed") for i in range(4))),
         replace(riiing(rv(hand_counts=(99, 0, 3, 1))), banner="x" * 300),
     ]
@@ -920,7 +938,7 @@ def test_after_a_slide_a_scaled_frame_keeps_no_trace() -> None:
     laying seat's badge and the pile (a tester saw them above Seat 1's badge)."""
     size = (1322, 744)
     base = riiing()
-    counts = list(base.view.hand_counts)
+    counts = list(rv().hand_counts)
     counts[0] -= 1  # seat 0 (left side) laid the card
     laid = riiing(rv(hand_counts=tuple(counts), to_move=1, last_card="8C/E", condition="E"))
     scene = TableScene()
