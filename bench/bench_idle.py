@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 SECONDS = 20.0
 WARMUP = 4.0
@@ -58,7 +59,7 @@ def _child(mode: str, seconds: float) -> dict[str, float]:
     os.environ["SDL_AUDIODRIVER"] = "dummy"
     os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
     from device.console import Console, make_seats
-    from device.events import DeviceQueue, Quit, SdlPump
+    from device.events import DeviceQueue, SdlPump
     from device.lobby import LobbyChoices
     from device.present import SimPresenter, TablePresenter
     from drivers.clock import MonotonicClock
@@ -77,21 +78,27 @@ def _child(mode: str, seconds: float) -> dict[str, float]:
         tickers=[SdlPump(dq.post)] if mode == "sim" else [])
     console.start()
     console.render(clock.now_ns())
-    end = time.monotonic() + WARMUP
-    while time.monotonic() < end:  # let the deal's animations settle
-        console.step()
+    _serve(console, dq, WARMUP)  # let the deal's animations settle
     wake0 = console.loop.wakeups
     cpu0, sw0 = _usage()
     t0 = time.monotonic()
-    threading.Timer(seconds, lambda: dq.post(Quit())).start()  # one wake-up at the end
-    console.loop.running = True
-    while console.loop.running:
-        console.step()
+    _serve(console, dq, seconds)
     cpu1, sw1 = _usage()
     wall = time.monotonic() - t0
     display.close()
     return {"cpu": cpu1 - cpu0, "switches": sw1 - sw0, "wall": wall,
             "loop_wakeups": console.loop.wakeups - wake0}
+
+
+def _serve(console: Any, dq: Any, seconds: float) -> None:
+    """Run ``console``'s loop for ``seconds``: a timer thread posts ``Quit`` at the end (one
+    wake-up), so the loop sleeps exactly as it does on the device."""
+    from device.events import Quit
+
+    threading.Timer(seconds, lambda: dq.post(Quit())).start()
+    console.loop.running = True
+    while console.loop.running:
+        console.step()
 
 
 def _measure(mode: str, env: dict[str, str] | None = None) -> dict[str, float]:

@@ -29,7 +29,13 @@ from device.journal import write_atomic
 from device.lobby import Lobby, LobbyChoices
 from device.phase import Phase
 from device.seats import Seat, SeatKind
-from device.session import GameRecord, GameSession, SlapRecord
+from device.session import (
+    WAKEUP_RACE,
+    WINDOW_RACE,
+    GameRecord,
+    GameSession,
+    SlapRecord,
+)
 from device.slap_race import RaceTiming, SlapRace
 from device.timers import Timer, Timers
 from device.words import seat_name
@@ -362,7 +368,7 @@ class GameFlow:
         if self.session is None:
             return
         if isinstance(entry, SlapDecision):
-            race = "wakeup" if self.phase is Phase.WAKEUP else "riiing"
+            race = WAKEUP_RACE if self.phase is Phase.WAKEUP else WINDOW_RACE
             self.session.record.slaps.append(SlapRecord(
                 entry.seat, entry.reaction_ns / MS, entry.tie, race))
             self.session.note(race, entry.to_json())
@@ -380,7 +386,7 @@ class GameFlow:
         self.headline = f"{seat_name(winner)} WINS!" if winner is not None else "Game over"
         lines = list(self.plugin.results(session.pos))
         for i, s in enumerate(session.record.slaps, 1):
-            what = "wake-up race" if s.race == "wakeup" else f"RIIING! #{i}"
+            what = "wake-up race" if s.race == WAKEUP_RACE else f"{self.plugin.window_name} #{i}"
             lines.append(f"{what}: {seat_name(s.seat)} in {s.ms:.0f} ms")
         self.results = tuple(lines[:11])
         self.last_event = "Game over"

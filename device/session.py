@@ -31,6 +31,10 @@ from engine.core import Bot, EngineError, Event, OptionValue, Seat
 log = logging.getLogger("partytable")
 
 MS = 1_000_000
+WAKEUP_RACE = "wakeup"
+"""The journal's decision kind of the wake-up race's slap (RI-2.3)."""
+WINDOW_RACE = "window"
+"""The journal's decision kind of a slap window's decision (RI-6.3)."""
 JOURNAL_NAME = "journal.log"
 """The journal's file name inside the state directory."""
 
@@ -44,7 +48,7 @@ def device_seed_of(game_seed: int) -> int:
 @dataclass
 class SlapRecord:
     """One decided slap: ``seat``, reaction ``ms`` (t - t0), whether a seeded tie-break
-    decided it, and which race (``"wakeup"`` or ``"riiing"``)."""
+    decided it, and which race (:data:`WAKEUP_RACE` or :data:`WINDOW_RACE`)."""
 
     seat: Seat
     ms: float
@@ -211,7 +215,7 @@ class GameSession:
                         session.pos, session.engine.parse_action(r.action))
                     session.record.actions.append(r.action)
                     session.record.log.append(f"(resumed): {r.action}")
-                elif r.kind in ("riiing", "wakeup"):
+                elif r.kind in (WINDOW_RACE, WAKEUP_RACE):
                     session.record.slaps.append(SlapRecord(
                         int(r.data["seat"]), int(r.data["reaction_ns"]) / MS,
                         bool(r.data.get("tie")), r.kind))

@@ -80,7 +80,8 @@ class GamePlugin(ABC):
     ``lobby_options`` (the option rows the lobby offers; other options keep their engine
     defaults), ``wakeup_race`` (the game opens with the wake-up race of RI-2.3: the first
     person to slap moves first; otherwise the lobby's ``first`` seat opens, RT-2.3) and
-    ``has_slaps`` (slap buttons matter during play: windows and false slaps).
+    ``has_slaps`` (slap buttons matter during play: windows and false slaps) and
+    ``window_name`` (what the results call a slap window).
     """
 
     name: ClassVar[str]
@@ -88,6 +89,8 @@ class GamePlugin(ABC):
     lobby_options: ClassVar[tuple[OptionChoice, ...]] = ()
     wakeup_race: ClassVar[bool] = False
     has_slaps: ClassVar[bool] = False
+    window_name: ClassVar[str] = "Slap window"
+    """What the results screen calls one slap window (e.g. ``"RIIING!"``)."""
 
     @cached_property
     def engine(self) -> Game[Any, Any, Any]:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from device.games import get_plugin
+from device.games import PLUGINS, get_plugin
 from device.games.right_on_time.narrate import card_words as rot_card_words
 from device.games.riiing.narrate import event_line as narrate_riiing
 from device.games.riiing.words import card_words as riiing_card_words
-from device.lobby import GAME_OPTIONS, Lobby, LobbyChoices, load_choices
+from device.lobby import Lobby, LobbyChoices, load_choices
 from engine.core import Event
 
 
@@ -70,7 +70,7 @@ def test_every_offered_option_is_an_engine_option() -> None:
     """Each lobby option names a real engine option whose default is offered first."""
     from engine import get_game
 
-    for game, options in GAME_OPTIONS.items():
+    for game, options in ((p.name, p.lobby_options) for p in PLUGINS.values()):
         specs = {s.name: s for s in get_game(game).options}
         for opt in options:
             assert opt.name in specs

@@ -32,6 +32,7 @@ class RiiingPlugin(GamePlugin):
     wake_symbol = "A"  # the ringing alarm clock (RI-2.3)
     wakeup_race = True
     has_slaps = True
+    window_name = "RIIING!"
     lobby_options = (
         OptionChoice("hand_size", "Cards each", (7, 5, 6, 8, 9, 10), "RI-2.1"),
         OptionChoice("slap_timeout_s", "Slap time (s)", (8, 5, 10, 15), "RI-6.4"),
