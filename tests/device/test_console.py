@@ -321,7 +321,7 @@ def test_whole_computer_game_ends_and_journal_replays(display: TableDisplay,
     pos = game.new(h.seats, h.seed, dict(h.options), h.first)
     for text in actions:
         pos, _ = game.apply(pos, game.parse_action(text))
-    assert game.outcome(pos) == game.outcome(console.pos)
+    assert game.position_json(pos) == game.position_json(console.pos)
     assert json.loads((tmp_path / "lobby.json").read_text())["game"] == "riiing"
 
 

@@ -103,3 +103,17 @@ def test_a_line_tells_what_the_seat_did_and_what_followed() -> None:
     out_first = [Event("play", 2, ("7", "2")), Event("out", 2), Event("bonus", 2, ("5",))]
     assert get_plugin("right-on-time").narrate(out_first) == \
         "Seat 3 laid 7 + 2 · Seat 3 is out, gets a bonus card"
+
+
+def test_a_demand_that_stops_at_a_reverse_reads_on_the_tv() -> None:
+    """RI-5.3/RI-6.1: when a demand's drawing stops at a reverse, the top strip says the seat
+    drew, the demand ended and the RIIING! is on (the engine's own events for that draw)."""
+    game = get_plugin("riiing").engine
+    pos = game.parse_position({
+        "game": "riiing", "seats": 2, "hands": [["4S/O", "9C/>"], ["2C/="]],
+        "draw": ["3C/~", "5A/*S", "6T/<"], "discard": ["8S/E", "!T/E"], "to_move": 0,
+        "seed": 42, "demand": {"symbol": "T"}, "window": None, "winner": None})
+    after, events = game.apply(pos, game.parse_action("draw"))
+    assert game.view(after, None).window == "S"
+    line = get_plugin("riiing").narrate(events)
+    assert line == "Seat 1 drew 1 card · the TOAST demand ends, RIIING! SOAP: SLAP!"

@@ -30,6 +30,8 @@ def event_line(ev: Event) -> str | None:
         return f"{who} slapped too early: +{count_words(len(ev.cards), 'card')}"
     if ev.kind == "timeout":
         return "Nobody slapped in time"
+    if ev.kind == "lapse":  # RI-5.3: the draw-until stopped at a reverse, or ran dry
+        return f"the {word(str(ev.value))} demand ends"
     if ev.kind == "window":
         return f"RIIING! {word(str(ev.value))}: SLAP!"
     if ev.kind == "win":
