@@ -196,7 +196,8 @@ class GameFlow:
         self._save_choices(choices)
         self._prepare(GameSession(
             get_plugin(choices.game), choices.kinds, self.game_seed,
-            choices.game_options(), first=choices.first, journal_path=self._journal_path()))
+            choices.game_options(), first=choices.first, journal_path=self._journal_path()),
+            now_ns)
         humans = {s.index for s in self.playing if s.is_human}
         if self.plugin.wakeup_race and humans:
             self.phase = Phase.WAKEUP
@@ -211,8 +212,14 @@ class GameFlow:
         """Deal the prepared game with ``first`` to move and start playing."""
         self._cancel_timers()
         self.race.close(now_ns)
+        try:
+            self._session.start(first)
+        except EngineError as err:  # options the engine refuses: say so, back to the lobby
+            log.error("cannot start %s: %s", self.plugin.title, err)
+            self.enter_lobby(now_ns)
+            self.banner = f"Cannot start: {err.message}"
+            return
         self.phase = Phase.PLAY
-        self._session.start(first)
         if not self.last_event.startswith("Nobody"):
             self.last_event = f"{seat_name(first)} starts"
         self._after_action((), now_ns)
@@ -227,7 +234,7 @@ class GameFlow:
         if seats != len(choices.kinds):
             raise ValueError(f"position has {seats} seats, the lobby {len(choices.kinds)}")
         self._prepare(GameSession(plugin, choices.kinds, self.game_seed,
-                                  choices.game_options(), first=choices.first))
+                                  choices.game_options(), first=choices.first), now_ns)
         self._session.pos = pos
         self.phase = Phase.PLAY
         self._after_action((), now_ns)
@@ -249,7 +256,7 @@ class GameFlow:
                 choices = choices.with_option(name, value)
         self.lobby.choices = choices
         self.game_seed = session.seed
-        self._prepare(session)
+        self._prepare(session, now_ns)
         self.phase = Phase.PLAY
         self.banner = RESUMED
         self._timer(now_ns + RESUMED_NS, self._clear_resumed, "resumed notice")
@@ -405,10 +412,10 @@ class GameFlow:
             raise RuntimeError("no game session")  # a flow bug, caught by the loop
         return self.session
 
-    def _prepare(self, session: GameSession) -> None:
+    def _prepare(self, session: GameSession, now_ns: int) -> None:
         """Make ``session`` the game being played: its plugin, seat kinds, a fresh race."""
         self._cancel_timers()
-        self.race.close(0)
+        self.race.close(now_ns)
         self.session = session
         self.plugin = session.plugin
         self.banner = ""

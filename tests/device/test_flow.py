@@ -238,3 +238,21 @@ def test_the_simulator_keyboard_drives_buttons_handhelds_and_quit(display: Table
     for event in posted[-2:]:
         console.handle(event)
     assert console.phase is Phase.LOBBY and not console.loop.running
+
+
+def test_options_the_engine_refuses_return_to_the_lobby_with_a_line(
+    display: TableDisplay
+) -> None:
+    """A game the engine cannot deal (RI-2.1: 6 x 20 cards + 2 > 96) is one line on the
+    TV and the lobby stays; nothing crashes."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    choices = LobbyChoices(game="riiing", kinds=("computer",) * 6).with_option("hand_size", 20)
+    console = Console(
+        clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display, motion=False),
+        seats=make_seats([open_hand_display(s, "dummy") for s in range(6)]),
+        choices=choices, game_seed=1, skip_lobby=True)
+    console.start()
+    assert console.phase is Phase.LOBBY
+    banner = console.model(clock.now_ns()).banner
+    assert banner.startswith("Cannot start:") and "hand_size" in banner
