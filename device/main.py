@@ -21,6 +21,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+# before anything imports pygame (device.cli does): no support banner on the console
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
 from device.cli import UsageError, build_parser, check_args, has_display
 
 log = logging.getLogger("partytable")
@@ -34,7 +37,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(message)s")
     try:
