@@ -27,6 +27,7 @@ from device.games import GamePlugin, get_plugin
 from device.hand_ui import Key
 from device.journal import write_atomic
 from device.lobby import Lobby, LobbyChoices
+from device.menu import MENU_KEY, MenuChoice, SeatMenu
 from device.phase import Phase
 from device.seats import Seat, SeatKind
 from device.session import (
@@ -143,8 +144,13 @@ class GameFlow:
         self.race.release(seat, t_ns)
 
     def on_key(self, seat: int, key: str, now_ns: int) -> None:
-        """A handheld key (``"left"``, ``"right"``, ``"select"``, ``"back"``) of ``seat``;
-        an unknown key or seat is one log line."""
+        """A handheld key (``"left"``, ``"right"``, ``"select"``, ``"back"``, or ``"menu"``:
+        BACK held for 2 s, :mod:`device.menu`) of ``seat``; an unknown key or seat is one
+        log line."""
+        if key == MENU_KEY and 0 <= seat < len(self.playing):
+            if self.phase in (Phase.PLAY, Phase.WAKEUP):
+                self.playing[seat].menu = SeatMenu(seat)
+            return
         try:
             k = Key(key)
         except ValueError:
@@ -152,7 +158,10 @@ class GameFlow:
         if k is None or not 0 <= seat < len(self.playing):
             log.warning("%s: unknown handheld key %r ignored", seat_name(seat), key)
             return
-        if self.phase is Phase.LOBBY:
+        menu = self.playing[seat].menu
+        if menu is not None:
+            self._menu_key(seat, menu, k, now_ns)
+        elif self.phase is Phase.LOBBY:
             self._lobby_key(k, now_ns)
         elif self.phase is Phase.GAMEOVER:
             if k in (Key.SELECT, Key.BACK):
@@ -161,6 +170,16 @@ class GameFlow:
             action = self.playing[seat].hand.key(k)
             if action is not None:
                 self.submit(seat, action, now_ns)
+
+    def _menu_key(self, seat: int, menu: SeatMenu, k: Key, now_ns: int) -> None:
+        choice = menu.key(k)
+        if choice is None:
+            return
+        self.playing[seat].menu = None
+        if choice is MenuChoice.CONTINUE:
+            return
+        log.info("%s ended the game from the handheld menu (%s)", seat_name(seat), choice)
+        self.end_game(now_ns, to_lobby=choice is MenuChoice.LOBBY)
 
     def _lobby_key(self, k: Key, now_ns: int) -> None:
         if k is Key.LEFT:
@@ -180,6 +199,7 @@ class GameFlow:
         """Show the lobby (seats, game, options); the party starts with START."""
         self._cancel_timers()
         self.race.close(now_ns)
+        self._close_menus()
         self.phase = Phase.LOBBY
         self.session = None
         self.slap_shown = None
@@ -266,12 +286,21 @@ class GameFlow:
     def abandon(self, now_ns: int) -> None:
         """End the game being played without a winner and return to the lobby; the journal
         records it, so it is not resumed later."""
+        self.end_game(now_ns, to_lobby=True)
+
+    def end_game(self, now_ns: int, *, to_lobby: bool) -> None:
+        """End the game being played now, without a winner (the handheld menu's END and
+        LOBBY, the simulator's DELETE): the journal marks it so it is never resumed; then
+        the lobby (``to_lobby``) or the results.  Outside a game nothing happens."""
         if self.phase not in (Phase.PLAY, Phase.WAKEUP) or self.session is None:
             return
-        if self.phase is Phase.PLAY:
-            self.session.close(None, abandoned=True)
-        log.info("game abandoned; back to the lobby")
-        self.enter_lobby(now_ns)
+        if self.phase is Phase.WAKEUP or to_lobby:
+            if self.phase is Phase.PLAY:
+                self.session.close(None, abandoned=True)
+            log.info("game abandoned; back to the lobby")
+            self.enter_lobby(now_ns)
+            return
+        self._game_over(None, "ended from a handheld", now_ns, abandoned=True)
 
     # ------------------------------------------------------------------ actions
     def submit(self, seat: int | None, text: str, now_ns: int, note: str = "") -> bool:
@@ -386,10 +415,14 @@ class GameFlow:
         self.slap_shown = None
 
     # ------------------------------------------------------------------ the end
-    def _game_over(self, winner: int | None, reason: str, now_ns: int) -> None:
+    def _game_over(self, winner: int | None, reason: str, now_ns: int,
+                   *, abandoned: bool = False) -> None:
         session = self._session
+        self._cancel_timers()
+        self.race.close(now_ns)
+        self._close_menus()
         self.phase = Phase.GAMEOVER
-        session.close(winner)
+        session.close(winner, abandoned=abandoned)
         self.headline = f"{seat_name(winner)} WINS!" if winner is not None else "Game over"
         lines = list(self.plugin.results(session.pos))
         for i, s in enumerate(session.record.slaps, 1):
@@ -402,7 +435,7 @@ class GameFlow:
         self.show_hands()
         if self.timing.gameover_ns > 0:
             self._timer(now_ns + self.timing.gameover_ns, self.enter_lobby, "lobby")
-        if self.on_game_over is not None:
+        if self.on_game_over is not None and not abandoned:
             self.on_game_over(session.record)
 
     # ------------------------------------------------------------------ helpers
@@ -425,6 +458,10 @@ class GameFlow:
             seat.kind = SeatKind(kind)
         self.race = self._new_race(len(session.kinds))
         self._make_hands()
+
+    def _close_menus(self) -> None:
+        for seat in self.seats:
+            seat.menu = None
 
     def _make_hands(self) -> None:
         for seat in self.playing:

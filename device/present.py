@@ -50,7 +50,7 @@ class TablePresenter:
         A handheld whose display fails is marked gone by the handheld itself and retried
         later (:meth:`device.seats.Handheld.show`); the other seats and the table are drawn
         as usual, so the game goes on."""
-        return [s.index for s in seats if s.handheld.show(s.hand.screen(), now_ns)]
+        return [s.index for s in seats if s.handheld.show(s.screen(), now_ns)]
 
     def present(
         self, model: TableModel, seats: Sequence[Seat], now_ns: int, force: bool

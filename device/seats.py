@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from device.menu import SeatMenu
 from device.render.hand import HandScreen
 from device.words import seat_name
 from drivers.errors import DriverError
@@ -118,19 +119,26 @@ class Handheld:
 class Seat:
     """One seat: ``index`` (0-based; people read ``index + 1``), its ``handheld``, its
     ``kind`` (set from the lobby when a game starts), ``slap_pin`` (BCM pin of its slap
-    button, or ``None``) and ``hand`` (the hand composer of the game being played:
-    ``show(phase, view, message)``, ``key(k)``, ``notice(text)``, ``screen()``)."""
+    button, or ``None``), ``hand`` (the hand composer of the game being played:
+    ``show(phase, view, message)``, ``key(k)``, ``notice(text)``, ``screen()``) and ``menu``
+    (the handheld menu while it is open, :mod:`device.menu`)."""
 
     index: int
     handheld: Handheld
     kind: SeatKind = SeatKind.HUMAN
     slap_pin: int | None = None
     hand: Any = field(default=None, repr=False)
+    menu: SeatMenu | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
         """``"Seat 3"`` for index 2."""
         return seat_name(self.index)
+
+    def screen(self) -> Any:
+        """What this seat's hand screen shows now: the open menu, else the hand composer's
+        screen (a ``HandScreenModel``)."""
+        return self.menu.screen() if self.menu is not None else self.hand.screen()
 
     @property
     def is_human(self) -> bool:

@@ -12,6 +12,7 @@ Keys (drawn in the window):
   the key's release is the button's release.
 - LEFT/RIGHT, ENTER, BACKSPACE: the handheld of the seat whose input is expected
   (hot-seat: the seat to move; in the lobby and on the results screen any seat).
+- M: the handheld menu of that seat (on a real handheld: hold BACK for 2 s);
 - TAB: drive the next seat's handheld by hand; DELETE: end the game, back to the lobby;
   ESC or closing the window: quit (an unfinished game resumes at the next start).
 """
@@ -28,6 +29,7 @@ from typing import Any
 from device.cli import SIM_SLAP_PINS, default_state_dir, sim_choices, timing_of
 from device.console import Console, make_seats
 from device.events import Abandon, DeviceQueue, Quit, SdlPump, SimKey
+from device.menu import MENU_KEY
 from device.phase import Phase
 from device.present import SimPresenter
 from drivers.clock import MonotonicClock
@@ -43,6 +45,8 @@ KEYMAP = (
     "Enter handheld: select",
     "Bksp  handheld: back",
     "Tab   next handheld",
+    "M     handheld menu (hold",
+    "      BACK on a handheld)",
     "Del   end game, lobby",
     "Esc   quit (game resumes",
     "      at the next start)",
@@ -112,7 +116,7 @@ class SimKeyboard:
             return
         names = {pygame.K_LEFT: "left", pygame.K_RIGHT: "right", pygame.K_RETURN: "select",
                  pygame.K_KP_ENTER: "select", pygame.K_BACKSPACE: "back",
-                 pygame.K_UP: "left", pygame.K_DOWN: "right"}
+                 pygame.K_UP: "left", pygame.K_DOWN: "right", pygame.K_m: MENU_KEY}
         name = names.get(event.key)
         seat = self.active_seat()
         if name is not None and seat is not None:

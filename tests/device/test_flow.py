@@ -256,3 +256,42 @@ def test_options_the_engine_refuses_return_to_the_lobby_with_a_line(
     assert console.phase is Phase.LOBBY
     banner = console.model(clock.now_ns()).banner
     assert banner.startswith("Cannot start:") and "hand_size" in banner
+
+
+def test_the_handheld_menu_continues_ends_or_leaves_a_game(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """Holding BACK (the driver's "menu" key) opens a menu on that handheld: BACK goes on
+    with the game, END shows the results without a winner and the journal is not resumed;
+    while the menu is open the seat's keys play nothing."""
+    console, clock, queue, _ = make(display, ("human", "computer"), "right-on-time",
+                                    state_dir=tmp_path)
+    queue.post(KeyPress(0, "menu", clock.now_ns()))
+    console.step()
+    seat = console.flow.playing[0]
+    screen = seat.screen()
+    assert screen.picker is not None and screen.picker.options == ("GO ON", "END", "LOBBY")
+    queue.post(KeyPress(0, "select", clock.now_ns()))  # GO ON
+    console.step()
+    assert seat.menu is None and console.phase is Phase.PLAY
+    queue.post(KeyPress(0, "menu", clock.now_ns()))
+    queue.post(KeyPress(0, "right", clock.now_ns()))
+    console.step()
+    assert console.record is not None and console.record.actions == []
+    queue.post(KeyPress(0, "select", clock.now_ns()))  # END
+    console.step()
+    assert console.phase is Phase.GAMEOVER
+    assert console.model(clock.now_ns()).view is not None
+    assert console.plugin.engine.outcome(console.pos) is None  # no winner: ended by hand
+    again, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
+                     resume=True)
+    assert again.phase is Phase.LOBBY
+
+
+def test_the_handheld_menu_lobby_choice_leaves_for_the_lobby(display: TableDisplay) -> None:
+    """LOBBY in the handheld menu ends the game and shows the lobby at once."""
+    console, clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
+    for key in ("menu", "left", "select"):  # GO ON -> (wrap) LOBBY
+        queue.post(KeyPress(0, key, clock.now_ns()))
+    console.step()
+    assert console.phase is Phase.LOBBY
