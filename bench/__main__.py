@@ -16,6 +16,7 @@ MODULES = (
     "bench.bench_rot",
     "bench.bench_render",
     "bench.bench_arbiter",
+    "bench.bench_fairness",
     "bench.bench_idle",
 )
 
