@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from device.arbiter import SlapArbiter, Verdict
+from device.arbiter import SlapArbiter
 from drivers.gpio import edge, mock_pin_factory
 from drivers.slap import Press, SlapButtons
 
