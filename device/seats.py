@@ -95,6 +95,18 @@ class Handheld:
         self.reason = ""
         return sent
 
+    def show_image(self, image: Any, now_ns: int) -> bool:
+        """Send a raw 128x64 mode ``"1"`` PIL ``image`` (the self-test's pattern), bypassing
+        the hand screen; a failing display marks the handheld gone as :meth:`show` does.
+        The next :meth:`show` sends its frame whole."""
+        try:
+            self.screen.device.display(image)
+        except (DriverError, OSError) as err:
+            self.gone(str(err), now_ns)
+            return False
+        self.screen.invalidate()
+        return True
+
     def gone(self, reason: str, now_ns: int) -> None:
         """The handheld stopped answering (``reason``: one line; ``now_ns``: CLOCK_MONOTONIC
         ns).  Its screen is sent whole when it is back."""

@@ -62,17 +62,33 @@ class SimKeyboard:
     """Turns simulator keys (:class:`SimKey`) into device events.
 
     ``console``: the console the keys drive (read for the hot-seat: phase, seat to move,
-    seat kinds); ``slap_factory``: the gpiozero ``MockFactory`` behind the simulated slap
-    buttons; ``post``: the device queue's ``post``."""
+    seat kinds), or ``None`` with ``active_seat``/``seat_count`` given (the self-test);
+    ``slap_factory``: the gpiozero ``MockFactory`` behind the simulated slap buttons;
+    ``post``: the device queue's ``post``."""
 
-    def __init__(self, console: Console, slap_factory: Any, post: Callable[[object], None]):
+    def __init__(self, console: Console | None, slap_factory: Any,
+                 post: Callable[[object], None], *,
+                 active_seat: Callable[[], int | None] | None = None,
+                 seat_count: Callable[[], int] | None = None) -> None:
         self.console = console
         self.slap_factory = slap_factory
         self.post = post
         self.manual_seat: int | None = None
+        self._active = active_seat
+        self._count = seat_count
+
+    def seat_count(self) -> int:
+        """How many seats the keys can reach."""
+        if self._count is not None:
+            return self._count()
+        return 0 if self.console is None else len(self.console.flow.playing)
 
     def active_seat(self) -> int | None:
         """The seat whose handheld the arrows drive now (hot-seat), or ``None``."""
+        if self._active is not None:
+            return self._active()
+        if self.console is None:
+            return None
         flow = self.console.flow
         seats = len(flow.playing)
         if flow.phase is Phase.PLAY and flow.pos is not None:
@@ -101,7 +117,7 @@ class SimKeyboard:
             return
         digit = event.key - pygame.K_1
         if 0 <= digit < len(SIM_SLAP_PINS):
-            if digit < len(self.console.flow.playing):
+            if digit < self.seat_count():
                 edge(self.slap_factory, SIM_SLAP_PINS[digit], event.down, event.t_ns)
             return
         if not event.down:
@@ -111,7 +127,7 @@ class SimKeyboard:
             return
         if event.key == pygame.K_TAB:
             current = self.active_seat()
-            seats = len(self.console.flow.playing)
+            seats = max(1, self.seat_count())
             self.manual_seat = 0 if current is None else (current + 1) % seats
             return
         names = {pygame.K_LEFT: "left", pygame.K_RIGHT: "right", pygame.K_RETURN: "select",
@@ -169,3 +185,43 @@ def run_sim(args: argparse.Namespace) -> int:
     finally:
         display.close()
     return 0
+
+
+def run_sim_selftest(args: argparse.Namespace) -> int:
+    """``python -m device selftest --sim``: the self-test in the simulator window: digits
+    are the slap buttons, the arrows, Enter and Backspace the handheld of the seat asked.
+    Prints one line per check; exit status 1 with faults."""
+    from gpiozero.pins.mock import MockFactory
+
+    from device.games import PLUGINS
+    from device.selftest import SelfTest, run_selftest
+
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    clock = MonotonicClock()
+    queue = DeviceQueue()
+    signal.signal(signal.SIGINT, lambda signum, frame: queue.post(Quit()))
+    signal.signal(signal.SIGTERM, lambda signum, frame: queue.post(Quit()))
+    display = TableDisplay("window", (1600, 900), clock=clock)
+    seats_n = args.seats or 4
+    try:
+        devices = [open_hand_display(s, "dummy") for s in range(seats_n)]
+        presenter = SimPresenter(display)
+        factory = MockFactory()
+        seats = make_seats(devices, "sim", SIM_SLAP_PINS)
+        pins = {seat: pin for seat, pin in enumerate(SIM_SLAP_PINS[:seats_n])}
+        test = SelfTest(seats, next(iter(PLUGINS.values())))
+
+        def asked() -> int | None:
+            step = test.step
+            return None if step is None else step.seat
+
+        with SlapButtons(pins, queue.post, pin_factory=factory) as buttons:
+            keyboard = SimKeyboard(None, factory, queue.post, active_seat=asked,
+                                   seat_count=lambda: seats_n)
+            presenter.active_seat = asked
+            run_selftest(test, clock=clock, queue=queue, presenter=presenter,
+                         tickers=[buttons.settle, SdlPump(queue.post)], keyboard=keyboard)
+    finally:
+        display.close()
+    print("\n".join(test.report()))
+    return 1 if test.faults else 0
