@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot-slap-ms", type=float, default=RaceTiming().mean_ms,
                    help="computer players' mean slap reaction time in ms (default "
                         f"{RaceTiming().mean_ms:.0f}; never faster than "
-                        f"{REACTION_FLOOR_SHARE:.0%} of it)")
+                        f"{REACTION_FLOOR_SHARE:.0%} of it)".replace("%", "%%"))
     p.add_argument("--bot-move-ms", type=int, default=1000,
                    help="how long a computer player waits before a move, ms (default 1000)")
     p.add_argument("-v", "--verbose", action="store_true", help="log every action")

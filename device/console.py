@@ -111,7 +111,7 @@ class Console:
         self.seats = list(seats)
         self.keymap = keymap
         self.keyboard = keyboard
-        self.loop = Loop(clock=clock, queue=queue, handle=self.handle, frame=self.render,
+        self.loop = Loop(clock=clock, queue=queue, handle=self.handle, frame=self._frame,
                          tickers=tickers)
         self.flow = GameFlow(seats=self.seats, timers=self.loop.timers, post=queue.post,
                              choices=choices, game_seed=game_seed, timing=timing or Timing(),
@@ -201,7 +201,8 @@ class Console:
 
     def _handheld(self, event: HandheldGone | HandheldBack, now_ns: int) -> None:
         if not 0 <= event.seat < len(self.seats):
-            log.warning("handheld event for seat %d, which this console lacks", event.seat + 1)
+            log.warning("handheld event for seat index %d ignored: this console has %d "
+                        "seats", event.seat, len(self.seats))
             return
         handheld = self.seats[event.seat].handheld
         if isinstance(event, HandheldGone):
@@ -239,15 +240,25 @@ class Console:
         )
 
     def render(self, now_ns: int) -> int | None:
-        """Draw the current model if anything changed or an animation runs; after the
-        flip that shows a new slap window (or the wake-up screen), start the window at
-        that flip.  Returns the next animation deadline (CLOCK_MONOTONIC ns) or ``None``."""
+        """Draw a frame now, through the loop (so it knows the next frame's deadline);
+        returns that deadline.  See :meth:`_frame`."""
+        return self.loop.draw(now_ns)
+
+    def _frame(self, now_ns: int) -> int | None:
+        """The loop's frame callback: draw the current model if anything changed or an
+        animation runs; after the flip that shows a new slap window (or the wake-up screen),
+        start the window at that flip.  Returns the next frame's deadline (CLOCK_MONOTONIC
+        ns: an animation, or a gone handheld's retry) or ``None``."""
         t_flip = self.presenter.present(self.model(now_ns), self.flow.playing, now_ns,
                                         self._force)
         self._force = False
         if self.flow.race.awaiting_flip:
             self.flow.race.flipped(t_flip if t_flip is not None else self.clock.now_ns())
-        return self.presenter.next_frame_ns(self.clock.now_ns())
+        # the next frame: an animation's, or a gone handheld's retry (it comes back alone)
+        deadlines = [d for d in (self.presenter.next_frame_ns(self.clock.now_ns()),
+                                 *(s.handheld.retry_ns for s in self.flow.playing))
+                     if d is not None]
+        return min(deadlines, default=None)
 
 
 __all__ = ["Console", "GameRecord", "Presenter", "SeatKind", "Timing", "make_seats"]

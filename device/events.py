@@ -149,9 +149,10 @@ class FakeQueue:
 PUMP_FAST_NS = 20 * MS
 """SDL pump interval while people are pressing keys (50 Hz): a key is read within 20 ms."""
 
-PUMP_IDLE_NS = 100 * MS
-"""SDL pump interval after :data:`PUMP_ACTIVE_NS` without a key (10 Hz): the simulator
-window stays responsive while the process sleeps most of the time."""
+PUMP_IDLE_NS = 150 * MS
+"""SDL pump interval after :data:`PUMP_ACTIVE_NS` without a key and with no slap window
+open (about 7 Hz): the simulator window stays responsive while the process sleeps most of
+the time."""
 
 PUMP_ACTIVE_NS = 3_000 * MS
 """How long after the last key the pump stays fast."""
@@ -160,18 +161,22 @@ PUMP_ACTIVE_NS = 3_000 * MS
 class SdlPump:
     """A loop ticker that moves SDL's window events onto the device queue (simulator only).
 
-    ``post``: the device queue's ``post``.  Call it as ``pump(now_ns) -> next_ns`` (a
+    ``post``: the device queue's ``post``; ``busy()``: True while keys must be read fast
+    (a slap window is open: a key is stamped when it is read, so a slow pump would blur
+    who slapped first).  Call it as ``pump(now_ns) -> next_ns`` (a
     ticker: it returns its next deadline, CLOCK_MONOTONIC ns).  KEYDOWN/KEYUP become
     :class:`SimKey` stamped ``now_ns``; QUIT becomes :class:`Quit`; a resize or expose
     becomes :class:`Redraw`; other SDL events are dropped.  Needs ``pygame.display``
     initialised (a window).
     """
 
-    def __init__(self, post: Callable[[object], None]) -> None:
+    def __init__(self, post: Callable[[object], None],
+                 busy: Callable[[], bool] = lambda: False) -> None:
         import pygame
 
         self._pg: Any = pygame
         self._post = post
+        self._busy = busy
         self._last_key_ns: int | None = None
 
     def __call__(self, now_ns: int) -> int:
@@ -180,7 +185,8 @@ class SdlPump:
             converted = self._convert(ev, now_ns)
             if converted is not None:
                 self._post(converted)
-        busy = self._last_key_ns is not None and now_ns - self._last_key_ns < PUMP_ACTIVE_NS
+        busy = self._busy() or (
+            self._last_key_ns is not None and now_ns - self._last_key_ns < PUMP_ACTIVE_NS)
         return now_ns + (PUMP_FAST_NS if busy else PUMP_IDLE_NS)
 
     def _convert(self, ev: Any, now_ns: int) -> object | None:

@@ -155,8 +155,12 @@ class GameFlow:
             k = Key(key)
         except ValueError:
             k = None
-        if k is None or not 0 <= seat < len(self.playing):
-            log.warning("%s: unknown handheld key %r ignored", seat_name(seat), key)
+        if not 0 <= seat < len(self.playing):
+            log.warning("handheld key from seat index %d ignored: %d seats play", seat,
+                        len(self.playing))
+            return
+        if k is None:
+            log.warning("%s: unknown handheld key %.30r ignored", seat_name(seat), key)
             return
         menu = self.playing[seat].menu
         if menu is not None:

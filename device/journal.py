@@ -176,13 +176,17 @@ Record = ActionRecord | DecisionRecord
 
 class JournalContents(NamedTuple):
     """What :meth:`Journal.read` found: the ``header``, the good ``records`` in order,
-    ``problem`` (``None``, or one line naming the first bad line and what was dropped) and
-    ``valid_bytes`` (length of the good prefix of the file, in bytes)."""
+    ``problem`` (``None``, or one line naming the first bad line and what was dropped),
+    ``valid_bytes`` (length of the good prefix of the file, in bytes) and ``ends`` (the byte
+    offset just after each record's line, so a reader can keep only the first k records:
+    :meth:`Journal.resume`) and ``header_bytes`` (the header line's length)."""
 
     header: JournalHeader
     records: tuple[Record, ...]
     problem: str | None
     valid_bytes: int
+    ends: tuple[int, ...] = ()
+    header_bytes: int = 0
 
 
 class Journal(ClosesOnExit):
@@ -211,15 +215,21 @@ class Journal(ClosesOnExit):
         return cls(target, open(target, "ab", buffering=0))
 
     @classmethod
-    def resume(cls, path: StrPath) -> tuple[Journal, JournalContents]:
+    def resume(
+        cls, path: StrPath, keep: int | None = None
+    ) -> tuple[Journal, JournalContents]:
         """Open an existing journal to continue its game: read it (see :meth:`read`), cut
-        off a torn or corrupt tail so new lines follow good ones (fsynced), and open it for
-        appending.  Raises what :meth:`read` raises."""
+        off a torn or corrupt tail — and, with ``keep``, every record after the first
+        ``keep`` (a record the reader could not use) — so new lines follow good ones
+        (fsynced), and open it for appending.  Raises what :meth:`read` raises."""
         target = Path(path)
         contents = cls.read(target)
-        if target.stat().st_size != contents.valid_bytes:
+        size = contents.valid_bytes
+        if keep is not None and keep < len(contents.records):
+            size = contents.ends[keep - 1] if keep > 0 else contents.header_bytes
+        if target.stat().st_size != size:
             with open(target, "r+b") as f:
-                f.truncate(contents.valid_bytes)
+                f.truncate(size)
                 f.flush()
                 os.fsync(f.fileno())
         return cls(target, open(target, "ab", buffering=0)), contents
@@ -245,6 +255,7 @@ class Journal(ClosesOnExit):
             raise JournalError(f"{target} line 1: {err}") from None
         offset = len(lines[0]) + 1
         records: list[Record] = []
+        ends: list[int] = []
         problem: str | None = None
         body = lines[1:]
         for index, raw in enumerate(body):
@@ -264,7 +275,9 @@ class Journal(ClosesOnExit):
                 problem = f"{target} line {number}: {err}: the replay stops before it{dropped}"
                 break
             offset += len(raw) + 1
-        return JournalContents(header, tuple(records), problem, offset)
+            ends.append(offset)
+        return JournalContents(header, tuple(records), problem, offset, tuple(ends),
+                               len(lines[0]) + 1)
 
     def append(self, record: Record) -> None:
         """Write ``record`` as one line, flush and ``os.fsync``: on disk when this returns.

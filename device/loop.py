@@ -71,7 +71,7 @@ class Loop:
     def run(self) -> None:
         """Serve until :meth:`stop`: draw the first frame, then step."""
         self.running = True
-        self._frame_ns = self._frame(self.clock.now_ns())
+        self.draw(self.clock.now_ns())
         while self.running:
             self.step()
 
@@ -102,7 +102,13 @@ class Loop:
         if events or ran or (self._frame_ns is not None and now >= self._frame_ns):
             # draw only when something happened or an animation frame is due: a wake-up
             # for a ticker alone (the simulator's SDL pump) draws nothing
-            self._frame_ns = self._guard(self._frame, now)
+            self.draw(now)
+
+    def draw(self, now_ns: int) -> int | None:
+        """Call the frame callback now (also from outside a step: a test, a window opened
+        outside the loop) and remember its next deadline; returns it."""
+        self._frame_ns = self._guard(self._frame, now_ns)
+        return self._frame_ns
 
     def _run_tickers(self, now_ns: int) -> None:
         deadlines = [d for t in self.tickers if (d := self._guard(t, now_ns)) is not None]

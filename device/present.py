@@ -63,12 +63,13 @@ class TablePresenter:
         if force:
             self.scene.invalidate()
         rects = self.scene.draw(surface, now_ns)
-        self.draw_hands(seats, now_ns)
+        t_flip: int | None = None
         if force:
-            return self.display.flip()
-        if rects:
-            return self.display.update(rects)
-        return None
+            t_flip = self.display.flip()
+        elif rects:
+            t_flip = self.display.update(rects)
+        self.draw_hands(seats, now_ns)  # after the flip: a hand screen never delays the TV
+        return t_flip
 
     def next_frame_ns(self, now_ns: int) -> int | None:
         """The table scene's next animation frame."""

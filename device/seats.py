@@ -79,8 +79,9 @@ class Handheld:
 
     def show(self, model: Any, now_ns: int) -> bool:
         """Send ``model`` (a ``HandScreenModel``) if it changed; returns True if a frame went
-        out.  A display that fails (``DriverError``/``OSError``: unplugged, bus error) marks
-        the handheld gone (one log line) and is tried again after :data:`RETRY_NS`; a
+        out.  A display that fails (``DriverError``/``OSError``: unplugged, bus error; any
+        other exception is a driver bug, logged with its traceback) marks the handheld gone
+        (one log line) and is tried again after :data:`RETRY_NS` (:attr:`retry_ns`); a
         success after that marks it back.  Never raises for a failing display."""
         if self.link is Link.GONE and self._retry_ns is not None and now_ns < self._retry_ns:
             return False
@@ -88,6 +89,10 @@ class Handheld:
             sent = self.screen.render(model)
         except (DriverError, OSError) as err:
             self.gone(str(err), now_ns)
+            return False
+        except Exception as err:  # a driver bug must not stop the TV or the other seats
+            log.exception("%s handheld display failed", seat_name(self.seat))
+            self.gone(f"display error: {type(err).__name__}: {err}", now_ns)
             return False
         if self.link is Link.GONE:
             log.warning("%s handheld is back", seat_name(self.seat))
@@ -101,11 +106,18 @@ class Handheld:
         The next :meth:`show` sends its frame whole."""
         try:
             self.screen.device.display(image)
-        except (DriverError, OSError) as err:
-            self.gone(str(err), now_ns)
+        except Exception as err:  # DriverError, OSError, or a driver bug: never the TV's
+            self.gone(f"{type(err).__name__}: {err}" if not isinstance(
+                err, DriverError | OSError) else str(err), now_ns)
             return False
         self.screen.invalidate()
         return True
+
+    @property
+    def retry_ns(self) -> int | None:
+        """When a gone handheld's display is tried next (CLOCK_MONOTONIC ns), else
+        ``None``: the loop wakes for it, so a screen comes back without a key press."""
+        return self._retry_ns if self.link is Link.GONE else None
 
     def gone(self, reason: str, now_ns: int) -> None:
         """The handheld stopped answering (``reason``: one line; ``now_ns``: CLOCK_MONOTONIC

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from device.arbiter import SlapDecision
 from device.games import PLUGINS, GamePlugin
 from device.journal import ActionRecord, DecisionRecord, Journal, JournalHeader, Record
 from device.seats import SeatKind
@@ -209,19 +210,10 @@ class GameSession:
             session = cls(plugin, h.seat_kinds, h.seed, h.options, first=h.first,
                           journal_path=path)
             session.pos = plugin.engine.new(h.seats, h.seed, dict(h.options), h.first)
-            for r in contents.records:
-                if isinstance(r, ActionRecord):
-                    session.pos, _ = session.engine.apply(
-                        session.pos, session.engine.parse_action(r.action))
-                    session.record.actions.append(r.action)
-                    session.record.log.append(f"(resumed): {r.action}")
-                elif r.kind in (WINDOW_RACE, WAKEUP_RACE):
-                    session.record.slaps.append(SlapRecord(
-                        int(r.data["seat"]), int(r.data["reaction_ns"]) / MS,
-                        bool(r.data.get("tie")), r.kind))
+            keep = session._replay(contents.records)
             if session.engine.outcome(session.pos) is not None:
                 return None
-            journal, _ = Journal.resume(path)
+            journal, _ = Journal.resume(path, keep)
         except (OSError, ValueError, KeyError, TypeError) as err:
             # JournalError and EngineError are ValueErrors
             log.error("the last game cannot be resumed (%s); opening the lobby", err)
@@ -231,6 +223,34 @@ class GameSession:
             log.warning("journal: %s", contents.problem)
         log.info("resumed %s after %d actions", h.game, len(session.record.actions))
         return session
+
+    def _replay(self, records: Sequence[Record]) -> int | None:
+        """Apply the journal's actions through the checked engine and restore the slap
+        records; returns ``None`` when every record was used, else how many to keep: the
+        replay stops before an action the engine refuses (a journal from another engine
+        version, a line damaged but for its checksum), one log line, the game goes on from
+        there.  A slap record that does not read is skipped with one line."""
+        for i, r in enumerate(records):
+            if isinstance(r, ActionRecord):
+                try:
+                    self.pos, _ = self.engine.apply(self.pos, self.engine.parse_action(r.action))
+                except EngineError as err:
+                    log.warning("journal record %d: %.60r refused (%s): the game goes on "
+                                "from the action before it", i + 1, r.action, err)
+                    return i
+                self.record.actions.append(r.action)
+                self.record.log.append(f"(resumed): {r.action}")
+            elif r.kind in (WINDOW_RACE, WAKEUP_RACE):
+                try:
+                    decision = SlapDecision.from_json(r.data)
+                    if not 0 <= decision.seat < len(self.kinds):
+                        raise ValueError(f"seat {decision.seat} is not at the table")
+                except ValueError as err:
+                    log.warning("journal record %d: slap record skipped (%s)", i + 1, err)
+                    continue
+                self.record.slaps.append(SlapRecord(
+                    decision.seat, decision.reaction_ns / MS, decision.tie, r.kind))
+        return None
 
     def close(self, winner: Seat | None, *, abandoned: bool = False) -> None:
         """The game is over (or abandoned): journal it so it is never resumed, close."""

@@ -165,7 +165,7 @@ def run_sim(args: argparse.Namespace) -> int:
         pins = {seat: pin for seat, pin in enumerate(SIM_SLAP_PINS)}
         with SlapButtons(pins, queue.post, pin_factory=factory) as buttons:
             console = Console(
-                tickers=[buttons.settle, SdlPump(queue.post)],
+                tickers=[buttons.settle],
                 presenter=presenter,
                 seats=make_seats(devices, "sim", SIM_SLAP_PINS),
                 clock=clock,
@@ -178,6 +178,9 @@ def run_sim(args: argparse.Namespace) -> int:
                 notice=warning or "",
                 resume=True,
             )
+            # keys are read fast while a slap window (or the wake-up race) is open
+            console.loop.tickers.append(SdlPump(
+                queue.post, busy=lambda: console.flow.race.deadline_ns is not None))
             keyboard = SimKeyboard(console, factory, queue.post)
             console.keyboard = keyboard
             presenter.active_seat = keyboard.active_seat

@@ -29,6 +29,12 @@ from drivers.slap import Press, Release
 log = logging.getLogger("partytable")
 
 MS = 1_000_000
+FUTURE_NS = 5_000 * MS
+"""How far after the loop's clock a press edge may be stamped (the loop reads its clock
+before it handles a batch of events; generous, a real edge is never in the future)."""
+PAST_NS = 60_000 * MS
+"""How far before the loop's clock a press edge may be stamped (a callback a minute late
+is a driver fault, not a slap)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +153,17 @@ class SlapRace:
         self._drain()
 
     # ------------------------------------------------------------------ input
-    def press(self, p: SlapPress, now_ns: int) -> Verdict:
-        """Judge one press edge read at ``now_ns``; a false slap goes to ``on_false_slap``."""
+    def press(self, p: SlapPress, now_ns: int) -> Verdict | None:
+        """Judge one press edge read at ``now_ns``; a false slap goes to ``on_false_slap``.
+        A press whose time is not plausible (not an ``int``, more than
+        :data:`FUTURE_NS` after ``now_ns`` or :data:`PAST_NS` before it: a driver fault)
+        is one log line and ``None``, never a slap."""
+        t = p.t_ns
+        if isinstance(t, bool) or not isinstance(t, int) or not \
+                now_ns - PAST_NS <= t <= now_ns + FUTURE_NS:
+            log.warning("%s slap ignored: edge time %.40r is not plausible at %d",
+                        seat_name(p.seat) if isinstance(p.seat, int) else "?", t, now_ns)
+            return None
         verdict = self.arbiter.press(p, now_ns)
         log.info("%s slap at %d: %s", seat_name(p.seat), p.t_ns, verdict.reason)
         self._drain()

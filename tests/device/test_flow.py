@@ -295,3 +295,95 @@ def test_the_handheld_menu_lobby_choice_leaves_for_the_lobby(display: TableDispl
         queue.post(KeyPress(0, key, clock.now_ns()))
     console.step()
     assert console.phase is Phase.LOBBY
+
+
+class _BuggyOled:
+    """A luma-like display whose driver has a bug: ``display()`` raises ``ValueError``
+    while ``broken``."""
+
+    width, height, mode, size = 128, 64, "1", (128, 64)
+
+    def __init__(self) -> None:
+        from luma.core.device import dummy
+
+        self.inner = dummy(width=128, height=64, mode="1")
+        self.broken = True
+
+    def display(self, image: Any) -> None:
+        if self.broken:
+            raise ValueError("driver bug")
+        self.inner.display(image)
+
+
+def test_a_buggy_handheld_driver_never_freezes_the_tv_and_comes_back_alone(
+    display: TableDisplay
+) -> None:
+    """A display() that raises an unexpected error marks that handheld gone; the TV and the
+    other seats are still drawn; when it works again it is retried without any key press
+    (the loop wakes for the retry) and shows its screen."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    buggy = _BuggyOled()
+    good = open_hand_display(1, "dummy")
+    queue = FakeQueue(clock)
+    console = Console(
+        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
+        seats=make_seats([buggy, good]), choices=LobbyChoices(game="right-on-time",
+                                                              kinds=("human", "computer")),
+        game_seed=3, skip_lobby=True)
+    console.start()
+    display.surface.fill((0, 0, 0))
+    console.render(clock.now_ns())
+    assert display.surface.get_at((5, 5))[:3] != (0, 0, 0)  # the TV was drawn
+    assert good.image.getbbox() is not None
+    assert not console.seats[0].handheld.connected
+    buggy.broken = False
+    console.step()  # nothing else happens: a person is to move; the retry wakes the loop
+    assert console.seats[0].handheld.connected
+    assert buggy.inner.image.getbbox() is not None
+
+
+@pytest.mark.parametrize("t_ns", [10**30, -(10**18), 2**63])
+def test_a_press_with_an_absurd_edge_time_is_ignored(display: TableDisplay, t_ns: int) -> None:
+    """A press stamped far from the loop's clock (a driver fault) is one log line: no
+    false slap, no wake-up win."""
+    console, clock, queue, _ = make(display, ("human", "human"))
+    console.play_from(window_position(window=None, draw=["6S/<", "7C/~"]), clock.now_ns())
+    queue.post(Press(1, t_ns))
+    console.step()
+    assert console.record is not None and console.record.actions == []
+
+
+def test_help_prints_the_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m device --help` prints its usage and exits 0 (it used to crash on a '%')."""
+    from device.main import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "--bot-slap-ms" in out and "64% of it" in out
+
+
+def test_a_journal_action_the_engine_refuses_resumes_from_the_action_before(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """A journal line whose checksum is good but whose action the engine refuses ends the
+    replay there: the game resumes from the action before it, the bad line and what follows
+    are cut, and the journal stays usable."""
+    from device.journal import _encode_line
+
+    console, _clock, _queue, _ = make(display, ("computer", "computer"), "right-on-time",
+                                      state_dir=tmp_path)
+    while console.record is not None and len(console.record.actions) < 6:
+        console.step()
+    actions = list(console.record.actions) if console.record else []
+    with open(tmp_path / "journal.log", "ab") as f:
+        f.write(_encode_line({"action": "play 9 9"}))
+        f.write(_encode_line({"action": actions[0]}))
+    again, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
+                     resume=True)
+    assert again.phase is Phase.PLAY and again.record is not None
+    assert again.record.actions == actions
+    contents = Journal.read(tmp_path / "journal.log")
+    assert [r.action for r in contents.records if isinstance(r, ActionRecord)] == actions
