@@ -7,6 +7,8 @@ Modes (architecture "Modes of the same program"):
 - ``--headless``: computer players play whole games on a fake clock (no real waiting);
   PNG frames of the table and hand screens at every change go to ``--out`` (default
   ``out/``), plus ``summary.json``; exit status 0.
+- ``check-config [FILE]``: validate the config and print it resolved, or its problems
+  (exit 2); see :func:`device.config.check_config_main`.
 - no mode flag: on a Pi, real drivers from the config (the hardware issue); until then it
   says so and exits 2.
 
@@ -31,6 +33,11 @@ log = logging.getLogger("partytable")
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["check-config"]:  # python -m device check-config [FILE]
+        from device.config import check_config_main
+
+        return check_config_main(argv[1:])
     try:
         args = build_parser().parse_args(argv)
         check_args(args)
