@@ -265,6 +265,13 @@ def parse_position(obj: Mapping[str, Any]) -> RotPosition:
             raise _bad("to_move", f"seat {to_move} is out of this round", "RT-6.1")
         if len(out) > 1:
             raise _bad("out", "a second seat out ends the round", "RT-6.2")
+        for i, points in enumerate(scores):
+            if points >= options.target_points:
+                raise _bad(f"scores[{i}]", f"{points} points reach target_points "
+                           f"{options.target_points} while winner is null", "RT-7.1")
+    elif scores[winner] < options.target_points:
+        raise _bad("winner", f"seat {winner} has {scores[winner]} points, fewer than "
+                   f"target_points {options.target_points}", "RT-7.1")
     return RotPosition(
         seats=seats,
         options=options,

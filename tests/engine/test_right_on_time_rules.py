@@ -660,6 +660,11 @@ def test_rt_10_1_cards_conserved_through_a_round_change() -> None:
         ({"scores": [0, 0]}, "'scores': expected a list of 3 scores"),
         ({"seats": 9}, "'seats': 2 to 6 seats"),
         ({"shown": [["7"], [], []]}, "'shown[0]': shown cards must still be in the hand"),
+        ({"scores": [5, 0, 0]},
+         "'scores[0]': 5 points reach target_points 3 while winner is null (RT-7.1)"),
+        ({"scores": [10**40, 0, 0]}, "'scores[0]'"),
+        ({"winner": 1, "to_move": None, "scores": [0, 2, 0]},
+         "'winner': seat 1 has 2 points, fewer than target_points 3 (RT-7.1)"),
     ],
 )
 def test_rt_10_2_malformed_positions(change: dict[str, object], message: str) -> None:
