@@ -176,6 +176,8 @@ MALFORMED = [
                  "seat[1].handheld.id", "is already seat[0]'s handheld", id="same-serial-id"),
     pytest.param(edit("i2c = [1]", "i2c = []"), "gpio.i2c_mux",
                  "the mux sits on I2C1 (GPIO 2/3): add 1 to gpio.i2c", id="mux-without-i2c1"),
+    pytest.param(edit("address = 0x70", "address = 0x50"), "gpio.i2c_mux.address",
+                 "0x50 is not a TCA9548A address (0x70-0x77)", id="bad-mux-address"),
     pytest.param(edit("i2c = [1]", "i2c = [0]"), "gpio.i2c[0]",
                  "0 is no header I2C bus this firmware knows", id="i2c0-bus"),
     pytest.param(edit('chip = "auto"', 'chip = "gpiochip4"'), "gpio.chip",
