@@ -117,7 +117,8 @@ def _position_args(
         text = read_text_file(args[0], MAX_JSON_CHARS, "position file")
         game, pos = _read_position(text, short_repr(args[0], 80))
         return game, pos, list(args[1:])
-    if args and (args[0].endswith(".json") or os.path.exists(args[0])):
+    if args and (args[0].endswith(".json") or args[0].startswith(("/", "./", "../"))
+                 or os.path.exists(args[0])):
         # an action never looks like this: the word was meant as a position file
         if os.path.isdir(args[0]):
             what = "is a folder"

@@ -220,6 +220,8 @@ def test_a_missing_json_file_or_a_folder_is_named(tmp_path: Path) -> None:
     """`legal nope.json` and `legal <folder>` name the word, even with stdin not a terminal."""
     assert_one_error_line(cli("legal", str(tmp_path / "nope.json")), "nope.json", "no such")
     assert_one_error_line(cli("apply", str(tmp_path), "draw"), str(tmp_path), "folder")
+    missing = str(tmp_path / "gone")  # a path without .json is still named, not read as JSON
+    assert_one_error_line(cli("legal", missing), missing, "no such position file")
 
 
 def test_apply_without_an_action_is_a_usage_error(tmp_path: Path) -> None:
