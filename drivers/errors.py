@@ -9,6 +9,8 @@ As in gpiozero, the leaves also subclass a builtin so callers may catch either:
 
 - :class:`DeviceUnavailableError` (``OSError``): hardware cannot be opened or reached:
   missing, busy, permission denied, no pin factory, no video driver, lost mid-use.
+  :class:`PinFactoryError` is the one for "no fair GPIO pin factory" (lgpio unusable, or a
+  factory whose ticks are not kernel edge times).
 - :class:`DriverValueError` (``ValueError``): a bad argument: unknown kind, mode, key or
   parameter, a string that is not a pin name, a frame of the wrong size.
 - :class:`NotWiredError` (``LookupError``): a seat or key the driver was not opened with.
@@ -23,6 +25,7 @@ __all__ = [
     "DriverError",
     "DriverValueError",
     "NotWiredError",
+    "PinFactoryError",
 ]
 
 
@@ -51,6 +54,18 @@ class DriverError(Exception):
 
 class DeviceUnavailableError(DriverError, OSError):
     """Hardware that cannot be opened or reached: missing, busy, permission, lost mid-use."""
+
+
+class PinFactoryError(DeviceUnavailableError):
+    """No fair GPIO pin factory: lgpio missing or unusable, or a factory that is refused.
+
+    Raised by :mod:`drivers.pin_factory` (and by the button drivers, which use it) when the
+    only factory whose edge ticks are the kernel's edge times, gpiozero's ``LGPIOFactory``,
+    cannot be built, or when a caller hands over a factory whose ticks are not edge times
+    (hardware-facts.md, "gpiozero falls back silently").  ``device`` is ``"GPIO"``; the
+    message names the cause and the fix, e.g. ``"GPIO: lgpio is not installed: pip install
+    lgpio"``.  A :class:`DeviceUnavailableError`, so callers catching that still catch it.
+    """
 
 
 class DriverValueError(DriverError, ValueError):

@@ -1,28 +1,38 @@
 """GPIO plumbing shared by slap buttons and handheld keys, and the MockFactory seam.
 
-Four pieces, none of them game-aware:
+Five pieces, none of them game-aware (hardware-facts.md, "gpiozero and slap timestamps"):
 
 - :class:`EdgeButton`: a gpiozero input device (pull-up, ``bounce_time=None``) that hands
   every edge to a callback with the edge's own timestamp.  gpiozero delivers an edge as
   ``_pin_changed(ticks, state)``; on the lgpio pin factory ``ticks`` is the kernel's
-  CLOCK_MONOTONIC edge time in float seconds (hardware-facts.md, "gpiozero and slap
-  timestamps").  We override ``_pin_changed`` rather than assign ``pin.when_changed``, which
-  would replace the device's own handler and is held only by a weak reference.
-- :class:`EdgeDebouncer`: debounce by edge timestamps alone (no clock read, no sleep): the
-  first edge of a burst counts and later edges within ``lockout_ns`` of it are swallowed.
+  CLOCK_MONOTONIC edge time in float seconds.  We override ``_pin_changed`` rather than
+  assign ``pin.when_changed``, which would replace the device's own handler and is held
+  only by a weak reference.  Every exception in that callback is caught and logged: lgpio
+  runs all callbacks on one thread with no ``try``, and one uncaught exception ends it and
+  every button with it.
+- :class:`EdgeDebouncer`: debounce by edge timestamps and the debouncer's *own* belief of
+  the button's state, never the edge's level (the kernel reads that late: on a bouncing
+  contact the first event can carry the wrong level).  The first edge after a quiet period
+  flips the belief and is stamped with its own time; edges within ``lockout_ns`` of it are
+  bounces; when the lockout ends the belief is reconciled with the line's real level.
 - :class:`EdgeButtonGroup`: the machinery of a group of such buttons keyed by seat or key
-  name (one lock, a closed flag, a debouncer per button, idempotent ``close()``), the base
-  of :class:`~drivers.slap.SlapButtons` and :class:`~drivers.keys.HandKeys`.
+  name (one lock, a closed flag, a debouncer per button, the ``settle(now_ns)`` ticker,
+  guarded posting, idempotent ``close()``), the base of :class:`~drivers.slap.SlapButtons`
+  and :class:`~drivers.keys.HandKeys`.  Its pin factory goes through
+  :func:`drivers.pin_factory.resolve_pin_factory`: never gpiozero's silent fallback.
 - The simulator/test seam: :func:`edge` drives a gpiozero ``MockFactory`` pin to
-  pressed/released at a chosen ``t_ns``, so gpiozero's real input-device code path runs with
-  that tick (:func:`drive_at`; :func:`mock_pin_factory` builds a factory of
+  pressed/released at a chosen ``t_ns`` -- and, with ``reads=``, lets the event carry the
+  wrong level as the kernel's late read can -- so gpiozero's real input-device code path
+  runs with that tick (:func:`drive_at`; :func:`mock_pin_factory` builds a factory of
   :class:`EdgeMockPin`, which adds the same as a method).
 
-Times are ``int`` CLOCK_MONOTONIC nanoseconds throughout.
+Times are ``int`` CLOCK_MONOTONIC nanoseconds throughout.  No function here reads a clock
+or sleeps: time comes from edge ticks and from the ``now_ns`` the device loop passes.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from abc import abstractmethod
 from collections.abc import Callable, Hashable, Iterable
@@ -42,6 +52,7 @@ from gpiozero.pins.pi import PiPin  # type: ignore[import-untyped]
 
 from drivers.closing import ClosesOnExit
 from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverValueError
+from drivers.pin_factory import resolve_pin_factory
 
 __all__ = [
     "NS_PER_S",
@@ -53,12 +64,15 @@ __all__ = [
     "Transition",
     "drive_at",
     "edge",
+    "fire_edge",
     "mock_pin_factory",
     "ns_to_ticks",
     "open_edge_button",
     "pin_label",
     "ticks_to_ns",
 ]
+
+log = logging.getLogger(__name__)
 
 NS_PER_S = 1_000_000_000
 """Nanoseconds per second."""
@@ -70,7 +84,10 @@ Transition = tuple[bool, int]
 """A debounced change of a button: ``(pressed, t_ns)``; ``pressed`` False is a release."""
 
 EdgeCallback = Callable[[bool, int], None]
-"""Called with ``(pressed, t_ns)`` for every raw edge, before any debounce."""
+"""Called with ``(pressed, t_ns)`` for every raw edge, before any debounce.
+
+``pressed`` is the level the event carries (the kernel's late read: not trustworthy on a
+bouncing contact), ``t_ns`` the edge's own timestamp."""
 
 K = TypeVar("K", bound=Hashable)
 """What an :class:`EdgeButtonGroup` keys its buttons by: a seat (``int``), a key name."""
@@ -111,15 +128,52 @@ def pin_label(pin: Pin) -> str:
     return str(pin)
 
 
+class _FailureLog:
+    """Logs exceptions caught on an edge or ticker path without flooding the journal.
+
+    One per button and per group.  The first :attr:`FULL` failures are logged with their
+    traceback; after that one line every :attr:`EVERY` failures (a ``post`` that raises on
+    a chattering switch fails once per edge).  :meth:`report` must be called inside the
+    ``except`` block.  Thread-safe.
+    """
+
+    FULL = 3
+    """How many failures are logged with their traceback."""
+    EVERY = 1000
+    """After :attr:`FULL`, one line per this many failures."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.count = 0
+        """Failures caught so far (all paths, all buttons)."""
+
+    def report(self, where: str, what: str) -> None:
+        """Log the exception being handled: ``where`` names the button, ``what`` the step."""
+        with self._lock:
+            self.count += 1
+            count = self.count
+        if count <= self.FULL:
+            log.exception("%s: %s failed; caught, the next edge is handled as usual", where, what)
+        elif count % self.EVERY == 0:
+            log.error("%s: %s failed (%d failures caught so far)", where, what, count)
+
+
+
 class EdgeButton(DigitalInputDevice):  # type: ignore[misc]
     """A gpiozero button that reports each edge with its own timestamp.
 
     ``pin``: a gpiozero pin name; ``on_edge(pressed, t_ns)`` is called on gpiozero's callback
-    thread for every edge (``pressed``: the line is at the active level, i.e. low with the
-    pull-up; ``t_ns``: the edge's ticks converted by :func:`ticks_to_ns`), then gpiozero's own
-    handling runs (``is_active``, ``when_activated``).  Always ``pull_up=True`` and
-    ``bounce_time=None``: lgpio's bounce filter would stamp the last bounce, not the first
-    edge.  Raises what gpiozero raises; use :func:`open_edge_button` for driver errors.
+    thread for every edge (``pressed``: the level the event carries is the active level,
+    i.e. low with the pull-up -- the kernel's late read, see :class:`EdgeDebouncer`;
+    ``t_ns``: the edge's ticks converted by :func:`ticks_to_ns`), then gpiozero's own
+    handling runs (``is_active``, ``when_activated``); ``name`` names the button in log
+    lines.  Always ``pull_up=True`` and ``bounce_time=None``: lgpio's bounce filter would
+    stamp the last bounce, not the first edge.  Raises what gpiozero raises; use
+    :func:`open_edge_button` for driver errors.
+
+    An exception from ``on_edge`` or from gpiozero's handling is caught and logged, never
+    passed on: lgpio's single callback thread would die of it, and with it every button
+    (hardware-facts.md, "An exception in a callback kills every button").
 
     It is ``gpiozero.Button`` without ``HoldMixin`` (``Button`` = ``HoldMixin`` +
     ``DigitalInputDevice``; ``_pin_changed`` is ``DigitalInputDevice``'s): ``Button`` starts
@@ -127,8 +181,12 @@ class EdgeButton(DigitalInputDevice):  # type: ignore[misc]
     wait up to ``hold_time`` (1 s).  Nothing here uses ``when_held``.
     """
 
-    def __init__(self, pin: Pin, *, on_edge: EdgeCallback, pin_factory: Any = None) -> None:
+    def __init__(
+        self, pin: Pin, *, on_edge: EdgeCallback, pin_factory: Any = None, name: str = ""
+    ) -> None:
         self._on_edge = on_edge
+        self._name = name or f"button at {pin_label(pin)}"
+        self._failures = _FailureLog()
         super().__init__(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
 
     @property
@@ -137,9 +195,18 @@ class EdgeButton(DigitalInputDevice):  # type: ignore[misc]
         return bool(self.is_active)
 
     def _pin_changed(self, ticks: float, state: int) -> None:
-        """gpiozero's edge hook: forward ``(pressed, t_ns)``, then let gpiozero update its state."""
-        self._on_edge(bool(self._state_to_value(state)), ticks_to_ns(ticks))
-        super()._pin_changed(ticks, state)
+        """gpiozero's edge hook: forward ``(pressed, t_ns)``, then gpiozero's own handling.
+
+        Catches and logs every exception of either step (see the class docstring).
+        """
+        try:
+            self._on_edge(bool(self._state_to_value(state)), ticks_to_ns(ticks))
+        except Exception:
+            self._failures.report(self._name, "the edge handler")
+        try:
+            super()._pin_changed(ticks, state)
+        except Exception:
+            self._failures.report(self._name, "gpiozero's edge handling")
 
 
 def open_edge_button(
@@ -154,7 +221,9 @@ def open_edge_button(
     """
     where = f"{device} at {pin_label(pin)}"
     try:
-        return EdgeButton(pin, on_edge=on_edge, pin_factory=pin_factory)
+        return EdgeButton(
+            pin, on_edge=on_edge, pin_factory=pin_factory, name=f"seat {seat} {where}"
+        )
     except (PinInvalidPin, GPIOPinMissing) as exc:
         raise DriverValueError(where, f"not a GPIO pin name ({exc})", seat=seat) from exc
     except GPIOPinInUse as exc:
@@ -173,87 +242,130 @@ def open_edge_button(
 
 @dataclass(slots=True)
 class EdgeDebouncer:
-    """Debounce one button by edge timestamps only (no clock read, no sleep).
+    """Debounce one button from its own believed state and edge timestamps alone.
 
-    ``lockout_ns``: ``int`` nanoseconds after an accepted edge during which later edges are
-    bounces (architecture.md, "Slap arbitration" item 5; default 30 ms in the drivers).
+    hardware-facts.md, "The edge's level is not trustworthy on a bouncing contact": for a
+    both-edges request the kernel stamps an edge in the hard IRQ but reads the line's level
+    later (``gpiolib-cdev.c`` ``edge_irq_thread``), so on a bouncing contact the first event
+    can carry the wrong level.  So the direction of a change comes from here, not from the
+    event; architecture.md, "Slap arbitration" item 5 gives the lockout (30 ms by default in
+    the drivers).
 
-    :meth:`edge` takes every raw edge ``(pressed, t_ns)`` and returns the transitions to
-    report, in order:
+    ``lockout_ns``: ``int`` nanoseconds; ``down``: the believed line state (True = pressed;
+    the owner sets it to the line's level when it opens the button); ``reported``: the
+    state last reported (starts False, so a button held when opened reports nothing until
+    it is released and pressed again; after that it equals ``down``).
 
-    - an edge within ``lockout_ns`` of the last accepted edge (or earlier than it) is
-      swallowed: nothing is reported; it is remembered for :meth:`settle`;
-    - otherwise the edge is accepted and starts a new lockout; a press reports
-      ``(True, t_ns)``, preceded by a release if we still believed the button down (its
-      time: the last swallowed release edge, else ``t_ns``); a release reports
-      ``(False, t_ns)`` if we believed it down, else nothing.
+    :meth:`edge` takes every raw edge ``(level, t_ns)``:
 
-    Reported transitions alternate press/release, starting with a press, so a button held
-    since before it was opened reports nothing until it is pressed again.  A tap shorter
-    than the lockout swallows its own release edge; :meth:`settle`, called by the owner
-    with its clock's ``now_ns``, reports it once the line has been quiet for a lockout.
+    - the first edge after a quiet period flips ``down`` whatever ``level`` says, is
+      reported with its own ``t_ns`` and starts a lockout of ``lockout_ns``;
+    - an edge within the lockout (or stamped before its first edge) is a bounce: nothing
+      is reported; its level is kept as evidence of where the line settled;
+    - an edge after a lockout that :meth:`settle` has not closed yet first closes it from
+      that evidence (the last bounce's level, else the believed state): if that differs
+      from ``down``, the missed transition is reported, stamped at the lockout's end.
+
+    :meth:`settle` (the owner's ticker, with the line's real ``level`` read at ``now_ns``)
+    closes a lockout that has ended: if the line is not where we believe, the missed
+    transition is reported, stamped at the lockout's end (or at ``now_ns`` if no edge seen
+    explains it: never earlier than the line could have shown it).  Edges stamped at or
+    before that reading are already part of what it read and are ignored (a callback lgpio
+    delivers late cannot undo the reconciliation).  Reports alternate press/release, starting with a
+    press; within one lockout plus one :meth:`settle` of the last edge, ``down`` equals the
+    line's real level.
 
     >>> d = EdgeDebouncer(lockout_ns=30)
-    >>> d.edge(True, 100), d.edge(False, 101), d.edge(True, 102)
-    ([(True, 100)], [], [])
-    >>> d.edge(False, 200)
-    [(False, 200)]
+    >>> d.edge(False, 100)  # a press whose first event says "released"
+    [(True, 100)]
+    >>> d.edge(True, 101), d.edge(False, 104), d.edge(True, 107)  # bounces
+    ([], [], [])
+    >>> d.deadline_ns(), d.settle(130, level=True)  # the line is down, as believed
+    (130, [])
+    >>> d.edge(True, 500)  # the next edge after a quiet period is the release
+    [(False, 500)]
     """
 
     lockout_ns: int
     down: bool = False
-    _accepted_ns: int | None = None
-    _swallowed: Transition | None = None
-    _swallowed_release_ns: int | None = None
+    reported: bool = False
+    _start_ns: int | None = None
+    _last_ns: int | None = None
+    _last_level: bool | None = None
+    _stale_until_ns: int | None = None
 
-    def edge(self, pressed: bool, t_ns: int) -> list[Transition]:
-        """Take one raw edge; return the debounced transitions it causes (maybe none)."""
-        if self._accepted_ns is not None and t_ns - self._accepted_ns < self.lockout_ns:
-            self._swallowed = (pressed, t_ns)
-            if not pressed:
-                self._swallowed_release_ns = t_ns
-            return []
-        out: list[Transition] = []
-        if pressed:
-            if self.down:
-                released = self._swallowed_release_ns
-                out.append((False, t_ns if released is None else released))
-            out.append((True, t_ns))
-        elif self.down:
-            out.append((False, t_ns))
-        self.down = pressed
-        self._accepted_ns = t_ns
-        self._swallowed = None
-        self._swallowed_release_ns = None
-        return out
+    def edge(self, level: bool, t_ns: int) -> list[Transition]:
+        """Take one raw edge; return the transitions it causes (none, one or two), in order.
 
-    def settle(self, now_ns: int) -> list[Transition]:
-        """Report a change the lockout swallowed, once the line has been quiet long enough.
-
-        ``now_ns``: the owner's clock, ``int`` CLOCK_MONOTONIC nanoseconds.  If the last
-        swallowed edge is at least ``lockout_ns`` before ``now_ns`` and leaves the line in
-        the other state than we believe, report it with that edge's time (and make it the
-        accepted edge).  Returns the transitions (zero or one).
+        ``level``: the level the event carries (True = pressed), kept only as evidence;
+        ``t_ns``: the edge's ``int`` nanoseconds.
         """
-        if self._swallowed is None:
-            return []
-        pressed, t_ns = self._swallowed
-        if now_ns - t_ns < self.lockout_ns:
-            return []
         out: list[Transition] = []
-        if pressed != self.down:
-            out.append((pressed, t_ns))
-            self.down = pressed
-            self._accepted_ns = t_ns
-        self._swallowed = None
-        self._swallowed_release_ns = None
-        return out
+        start = self._start_ns
+        if start is not None:
+            if t_ns - start < self.lockout_ns:
+                if self._last_ns is None or t_ns >= self._last_ns:
+                    self._last_ns, self._last_level = t_ns, level
+                return []
+            end = start + self.lockout_ns
+            out += self._close(self._evidence(), end, stale_until_ns=end - 1)
+        if self._stale_until_ns is not None and t_ns <= self._stale_until_ns:
+            return out
+        self.down = not self.down
+        self._start_ns, self._last_ns, self._last_level = t_ns, t_ns, None
+        return out + self._tell(t_ns)
+
+    def settle(self, now_ns: int, level: bool | None = None) -> list[Transition]:
+        """Close a lockout that has ended by ``now_ns``; return the missed transition, if any.
+
+        ``now_ns``: the owner's clock, ``int`` CLOCK_MONOTONIC nanoseconds; ``level``: the
+        line's real level read now (True = pressed), or ``None`` to use the last bounce's
+        level (else the believed state).  A missed transition that a bounce inside the
+        lockout showed is stamped at the lockout's end; one no edge seen explains (its
+        callback is still on its way, or the kernel lost it) is stamped ``now_ns``, when it
+        was read, so a press is never stamped earlier than the line could have shown it.
+        Returns ``[]`` while the lockout runs or when none is pending.
+        """
+        start = self._start_ns
+        if start is None or now_ns - start < self.lockout_ns:
+            return []
+        end = start + self.lockout_ns
+        if level is None:
+            return self._close(self._evidence(), end, stale_until_ns=end - 1)
+        stamp = end if level == self._evidence() else now_ns
+        return self._close(level, stamp, stale_until_ns=now_ns)
+
+    def resync(self, t_ns: int) -> None:
+        """Distrust the state after a failure at ``t_ns``: start a lockout there, so the
+        next :meth:`settle` reads the line and reports what the lost edge changed (stamped
+        when read: late, never early)."""
+        self._start_ns, self._last_ns, self._last_level = t_ns, t_ns, None
 
     def deadline_ns(self) -> int | None:
-        """When :meth:`settle` may next report something (``int`` ns), or ``None``."""
-        if self._swallowed is None:
-            return None
-        return self._swallowed[1] + self.lockout_ns
+        """When the running lockout ends (``int`` ns): call :meth:`settle` then; or ``None``."""
+        return None if self._start_ns is None else self._start_ns + self.lockout_ns
+
+    def _evidence(self) -> bool:
+        """Where the line settled as far as the edges tell: the last bounce's level, else
+        the believed state."""
+        return self.down if self._last_level is None else self._last_level
+
+    def _close(self, level: bool, stamp_ns: int, *, stale_until_ns: int) -> list[Transition]:
+        """End the lockout with the line at ``level`` (a change stamped ``stamp_ns``); edges
+        stamped up to ``stale_until_ns`` are ignored from now on."""
+        self._start_ns = self._last_ns = self._last_level = None
+        self._stale_until_ns = stale_until_ns
+        if level == self.down:
+            return []
+        self.down = level
+        return self._tell(stamp_ns)
+
+    def _tell(self, t_ns: int) -> list[Transition]:
+        """Report ``down`` at ``t_ns`` if it differs from what was last reported."""
+        if self.down == self.reported:
+            return []
+        self.reported = self.down
+        return [(self.down, t_ns)]
 
 
 class EdgeButtonGroup(ClosesOnExit, Generic[K]):
@@ -261,14 +373,16 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
 
     The machinery :class:`~drivers.slap.SlapButtons` and :class:`~drivers.keys.HandKeys`
     share: one re-entrant lock, a closed flag, idempotent :meth:`close`, a context manager
-    (:class:`~drivers.closing.ClosesOnExit`).  A subclass validates its arguments, opens
-    its buttons with :meth:`_open` and says what a debounced change means in
-    :meth:`_report`.  Raw edges arrive on gpiozero's callback thread, are debounced under
-    the lock and reported with the lock held; nothing is reported once :meth:`close` began.
+    (:class:`~drivers.closing.ClosesOnExit`), the ticker :meth:`_settle`.  A subclass
+    validates its arguments, opens its buttons with :meth:`_open`, says what a debounced
+    change means in :meth:`_report` (posting through :meth:`_deliver`) and may add timers
+    in :meth:`_tick`.  Raw edges arrive on gpiozero's callback thread, are debounced under
+    the lock and reported with the lock held; nothing is reported once :meth:`close`
+    began.  A ``post`` that raises is logged and the next event still goes out.
 
     ``lockout_ns``: ``int`` nanoseconds of bounce lockout after each accepted edge;
-    ``device`` and ``seat`` name the group in its error.  Raises :class:`DriverValueError`
-    for a ``lockout_ns`` that is not an ``int`` >= 0.
+    ``device`` and ``seat`` name the group in errors and log lines.  Raises
+    :class:`DriverValueError` for a ``lockout_ns`` that is not an ``int`` >= 0.
     """
 
     def __init__(self, lockout_ns: int, *, device: str, seat: int | None = None) -> None:
@@ -277,6 +391,9 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
                 device, f"lockout_ns must be an int >= 0 nanoseconds, got {lockout_ns!r}", seat=seat
             )
         self._lockout_ns = lockout_ns
+        self._device = device
+        self._where = device if seat is None else f"seat {seat} {device}"
+        self._failures = _FailureLog()
         self._lock = threading.RLock()
         self._closed = False
         self._buttons: dict[K, EdgeButton] = {}
@@ -294,20 +411,46 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
     def _report(self, key: K, transitions: list[Transition]) -> None:
         """Post ``key``'s debounced ``transitions`` (in order); called with the lock held."""
 
+    def _tick(self, now_ns: int) -> int | None:
+        """A subclass's own timers at ``now_ns`` (lock held); next deadline or ``None``."""
+        return None
+
+    def _deliver(self, post: Callable[[object], None], event: object) -> None:
+        """``post(event)``; an exception is logged, not raised (the next event still goes)."""
+        try:
+            post(event)
+        except Exception:
+            self._failures.report(self._where, f"post({event!r})")
+
     def _open(self, wiring: Iterable[tuple[K, Pin, int, str]], pin_factory: Any) -> None:
         """Open one button per ``(key, pin, seat, device)`` of ``wiring``, in order.
 
         ``seat`` and ``device`` name the button in errors (see :func:`open_edge_button`);
-        ``pin_factory``: a gpiozero pin factory or ``None`` for gpiozero's default.  If a
-        button cannot be opened, or ``wiring`` itself raises (a subclass checking each
-        entry as it goes), the buttons already opened are closed and the error propagates.
+        ``pin_factory``: a gpiozero pin factory or ``None``, resolved by
+        :func:`drivers.pin_factory.resolve_pin_factory` (refuses an unfair factory and never
+        lets gpiozero fall back on its own).  Each debouncer starts believing the line's
+        level as read when its button opens.  If a button cannot be opened, or ``wiring``
+        itself raises (a subclass checking each entry as it goes), the buttons already
+        opened are closed and the error propagates.
         """
         try:
+            factory = resolve_pin_factory(pin_factory)
             for key, pin, seat, device in wiring:
-                self._debouncers[key] = EdgeDebouncer(self._lockout_ns)
-                self._buttons[key] = open_edge_button(
-                    pin, self._edge_handler(key), seat=seat, device=device, pin_factory=pin_factory
-                )
+                with self._lock:  # an edge arriving now waits until the belief is set
+                    debouncer = EdgeDebouncer(self._lockout_ns)
+                    self._debouncers[key] = debouncer
+                    button = open_edge_button(
+                        pin, self._edge_handler(key), seat=seat, device=device, pin_factory=factory
+                    )
+                    self._buttons[key] = button
+                    try:
+                        debouncer.down = bool(button.is_pressed)
+                    except Exception as exc:
+                        raise DeviceUnavailableError(
+                            f"{device} at {pin_label(pin)}",
+                            f"cannot read the line ({exc})",
+                            seat=seat,
+                        ) from exc
         except BaseException:
             self.close()
             raise
@@ -323,46 +466,95 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
         return self._buttons.get(key)
 
     def _settle(self, now_ns: int) -> int | None:
-        """Report what the lockouts swallowed (:meth:`EdgeDebouncer.settle`); next deadline.
+        """The ticker: close the lockouts that ended, run :meth:`_tick`; next deadline.
 
-        ``now_ns``: the owner's clock, ``int`` CLOCK_MONOTONIC nanoseconds.  Returns the
-        earliest ``int`` ns at which calling again may report something, or ``None`` (also
-        after :meth:`close`).
+        ``now_ns``: the owner's clock, ``int`` CLOCK_MONOTONIC nanoseconds.  For each button
+        whose lockout has ended, reads its line and reconciles
+        (:meth:`EdgeDebouncer.settle`); lines are read only then.  Returns the earliest
+        ``int`` ns at which calling again may post something, or ``None`` (also after
+        :meth:`close`).  Raises :class:`DriverValueError` for a ``now_ns`` that is not an
+        ``int``; a failure for one button is logged and the others still settle.
         """
+        if not isinstance(now_ns, int) or isinstance(now_ns, bool):
+            raise DriverValueError(
+                self._device, f"now_ns must be an int of nanoseconds, got {now_ns!r}"
+            )
         with self._lock:
             if self._closed:
                 return None
             deadlines: list[int] = []
             for key, debouncer in self._debouncers.items():
-                self._report(key, debouncer.settle(now_ns))
-                deadline = debouncer.deadline_ns()
-                if deadline is not None:
-                    deadlines.append(deadline)
+                try:
+                    due = debouncer.deadline_ns()
+                    if due is not None and now_ns >= due:
+                        level = self._read_line(key)
+                        self._report(key, debouncer.settle(now_ns, level))
+                        due = debouncer.deadline_ns()
+                except Exception:
+                    self._failures.report(self._where, "settle")
+                    due = debouncer.deadline_ns()
+                if due is not None:
+                    deadlines.append(due)
+            try:
+                tick = self._tick(now_ns)
+            except Exception:
+                self._failures.report(self._where, "a timer")
+                tick = None
+            if tick is not None:
+                deadlines.append(tick)
             return min(deadlines, default=None)
 
-    def _edge_handler(self, key: K) -> EdgeCallback:
-        """The raw-edge callback for ``key``: debounce, then :meth:`_report`."""
+    def _read_line(self, key: K) -> bool | None:
+        """``key``'s line level now (True = pressed), or ``None`` if it cannot be read."""
+        button = self._buttons.get(key)
+        if button is None:
+            return None
+        try:
+            return bool(button.is_pressed)
+        except Exception:
+            self._failures.report(self._where, f"reading {key!r}'s line")
+            return None
 
-        def on_edge(pressed: bool, t_ns: int) -> None:
+    def _edge_handler(self, key: K) -> EdgeCallback:
+        """The raw-edge callback for ``key``: debounce, then :meth:`_report`.
+
+        If the debouncer raises, its state is distrusted (:meth:`EdgeDebouncer.resync`) and
+        the exception goes on to :class:`EdgeButton`, which logs it.
+        """
+
+        def on_edge(level: bool, t_ns: int) -> None:
             with self._lock:
                 if self._closed:
                     return
-                self._report(key, self._debouncers[key].edge(pressed, t_ns))
+                debouncer = self._debouncers[key]
+                try:
+                    transitions = debouncer.edge(level, t_ns)
+                except Exception:
+                    debouncer.resync(t_ns)  # settle() then reads the line; EdgeButton logs
+                    raise
+                self._report(key, transitions)
 
         return on_edge
 
 
-def drive_at(mock: Any, level: bool, t_ns: int) -> None:
+def drive_at(
+    mock: Any, level: bool, t_ns: int, *, reads: bool | None = None, deliver: bool = True
+) -> None:
     """Set gpiozero mock pin ``mock`` to ``level`` (True = high) at ``t_ns`` and fire its edge.
 
     Works on any ``MockPin``: records the state change like ``drive_low()``/``drive_high()``
     but with ticks ``t_ns / 1e9`` instead of ``time.monotonic()``, then calls
     ``PiPin._call_when_changed(ticks, state)``, so gpiozero's handler chain
     (``DigitalInputDevice._pin_changed``, as in ``Button``) runs exactly as with lgpio's
-    kernel timestamps (hardware-facts.md, "Tests").  Handlers run synchronously in the
-    calling thread.  No edge fires if the line is already at ``level``, the pin is not an
-    input, or its edge detection excludes this direction.  Raises :class:`DriverValueError`
-    for a ``t_ns`` that is not an ``int`` or a ``mock`` that is not a ``MockPin``.
+    kernel timestamps (hardware-facts.md, "Tests").  ``reads``: the level the event carries
+    (True = high), default ``level``; pass the other one to play the kernel's late read of
+    a bouncing contact (the line still ends at ``level``); ``deliver=False`` moves the line
+    and fires nothing, for a callback lgpio hands over late (then :func:`fire_edge`).
+    Handlers run synchronously in the calling thread.  No edge fires if the line is already
+    at ``level``, the pin is not an input, or its edge detection excludes this direction.
+    Raises
+    :class:`DriverValueError` for a ``t_ns`` that is not an ``int`` or a ``mock`` that is
+    not a ``MockPin``.
     """
     if not isinstance(mock, MockPin):
         raise DriverValueError(
@@ -378,8 +570,14 @@ def drive_at(mock: Any, level: bool, t_ns: int) -> None:
     mock._state = level
     mock.states.append(PinState(ticks - mock._last_change, level))
     mock._last_change = ticks
-    if mock.edges in ("both", "rising" if level else "falling") and mock.when_changed is not None:
-        PiPin._call_when_changed(mock, ticks, level)
+    if deliver:
+        _fire(mock, ticks, level if reads is None else bool(reads))
+
+
+def _fire(mock: Any, ticks: float, state: bool) -> None:
+    """Call ``mock``'s edge handler chain with ``(ticks, state)`` if it listens to that edge."""
+    if mock.edges in ("both", "rising" if state else "falling") and mock.when_changed is not None:
+        PiPin._call_when_changed(mock, ticks, state)
 
 
 class EdgeMockPin(MockPin):  # type: ignore[misc]
@@ -390,9 +588,11 @@ class EdgeMockPin(MockPin):  # type: ignore[misc]
     (ticks = ``time.monotonic()`` at the call).
     """
 
-    def inject(self, level: bool, t_ns: int) -> None:
+    def inject(
+        self, level: bool, t_ns: int, *, reads: bool | None = None, deliver: bool = True
+    ) -> None:
         """Set the line to ``level`` (True = high) at ``t_ns`` (``int`` ns): :func:`drive_at`."""
-        drive_at(self, level, t_ns)
+        drive_at(self, level, t_ns, reads=reads, deliver=deliver)
 
 
 def mock_pin_factory() -> Any:
@@ -405,23 +605,58 @@ def mock_pin_factory() -> Any:
     return MockFactory(pin_class=EdgeMockPin)
 
 
-def edge(pin_factory: Any, pin: Pin, pressed: bool, t_ns: int) -> None:
+def edge(
+    pin_factory: Any,
+    pin: Pin,
+    pressed: bool,
+    t_ns: int,
+    *,
+    reads: bool | None = None,
+    deliver: bool = True,
+) -> None:
     """Press or release the button wired to ``pin`` at ``t_ns``, as the kernel would report.
 
     ``pin_factory``: a gpiozero ``MockFactory`` (e.g. from :func:`mock_pin_factory`);
     ``pin``: the pin name the button was opened with; ``pressed``: True drives the line low
     (the buttons are wired to GND with the pull-up), False lets it go high; ``t_ns``: the
-    edge's ``int`` CLOCK_MONOTONIC nanoseconds.  The button's handlers run synchronously in
-    the calling thread (see :func:`drive_at`).  Raises :class:`DriverValueError` if
-    ``pin_factory`` is not a mock factory, ``pin`` is not a pin name or ``t_ns`` not an int.
+    edge's ``int`` CLOCK_MONOTONIC nanoseconds; ``reads``: whether the event *says* pressed,
+    default ``pressed`` -- pass ``not pressed`` for a wrong-level event, as the kernel's late
+    read of a bouncing contact gives (hardware-facts.md); ``deliver=False``: move the line
+    only and deliver the event later with :func:`fire_edge`.  The button's handlers run
+    synchronously in the calling thread (see :func:`drive_at`).  Raises
+    :class:`DriverValueError` if ``pin_factory`` is not a mock factory, ``pin`` is not a pin
+    name or ``t_ns`` not an int.
     """
+    mock = _mock_pin(pin_factory, pin)
+    drive_at(mock, not pressed, t_ns, reads=None if reads is None else not reads, deliver=deliver)
+
+
+def fire_edge(pin_factory: Any, pin: Pin, reads: bool, t_ns: int) -> None:
+    """Deliver an edge event stamped ``t_ns`` that says ``reads`` (pressed), line untouched.
+
+    For an event whose callback lgpio hands over late (after :func:`edge` with
+    ``deliver=False`` moved the line), or an event of a bounce the line has already left.
+    ``pin_factory``, ``pin``, ``t_ns`` as for :func:`edge`; the handlers run synchronously
+    if the pin is an input listening to that edge.  Raises :class:`DriverValueError` as
+    :func:`edge` does.
+    """
+    mock = _mock_pin(pin_factory, pin)
+    if not isinstance(t_ns, int) or isinstance(t_ns, bool):
+        raise DriverValueError(
+            f"mock pin {pin_label(pin)}", f"t_ns must be an int of nanoseconds, got {t_ns!r}"
+        )
+    if mock.function == "input":
+        _fire(mock, ns_to_ticks(t_ns), not reads)
+
+
+def _mock_pin(pin_factory: Any, pin: Pin) -> Any:
+    """``pin_factory.pin(pin)`` of a MockFactory; DriverValueError otherwise."""
     if not isinstance(pin_factory, MockFactory):
         raise DriverValueError(
             f"mock pin {pin_label(pin)}",
             f"cannot drive a pin of {type(pin_factory).__name__}; use drivers.mock_pin_factory()",
         )
     try:
-        mock = pin_factory.pin(pin)
+        return pin_factory.pin(pin)
     except PinInvalidPin as exc:
         raise DriverValueError(f"mock pin {pin_label(pin)}", f"cannot drive: {exc}") from exc
-    drive_at(mock, not pressed, t_ns)

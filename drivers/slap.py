@@ -4,21 +4,35 @@ Each button is a big arcade switch from a GPIO line to GND, read through gpiozer
 internal pull-up and edge interrupts.  A press is reported as :class:`Press` carrying the
 edge's own timestamp: on the lgpio pin factory the kernel's CLOCK_MONOTONIC time taken in
 the GPIO interrupt, not the time a Python callback happened to run (hardware-facts.md,
-"gpiozero and slap timestamps"; architecture.md, "Slap arbitration").
+"gpiozero and slap timestamps"; architecture.md, "Slap arbitration").  The pin factory is
+never gpiozero's own choice (:func:`drivers.pin_factory.resolve_pin_factory`): its silent
+fallback to rpigpio/native/pigpio would stamp callback times and make slaps unfair.
 
-Debounce is by timestamps only (architecture.md, "Slap arbitration" item 5): the first
-press edge of a burst is the press; edges within ``lockout_ns`` (default 30 ms) of an
-accepted edge are bounces.  gpiozero's ``bounce_time`` is never set: on lgpio it stamps the
-*last* bounce, so a chattering switch would lose.  Events from different seats arrive in
-whatever order the callbacks run; nothing here reorders them: decide by ``t_ns``.
+Debounce (architecture.md, "Slap arbitration" item 5; :class:`drivers.gpio.EdgeDebouncer`)
+decides from the driver's own belief of each button, never from the level an edge event
+carries (the kernel reads that late; on a bouncing contact the first event can say the
+wrong thing).  The first edge after a quiet period flips the belief (pressed <-> released)
+and is stamped with its own timestamp; edges within ``lockout_ns`` (default 30 ms) of it
+are bounces; when the lockout ends, :meth:`SlapButtons.settle` (the device loop's ticker)
+reconciles the belief with the line's real level and posts a missed transition stamped at
+the lockout's end.  So a bouncing press is one :class:`Press` at its first edge, and
+release chatter on a held button never makes a phantom fresh press that could win a
+window.  gpiozero's ``bounce_time`` is never set: on lgpio it stamps the *last* bounce, so
+a chattering switch would lose.  Events from different seats arrive in whatever order the
+callbacks run; nothing here reorders them: decide by ``t_ns``.
 
 The simulator and tests drive buttons through gpiozero's ``MockFactory`` with
 :func:`edge` (re-exported here from :mod:`drivers.gpio`): ``edge(factory, pin, pressed,
-t_ns)`` runs the same gpiozero -> :class:`Press` path with a chosen edge time.
+t_ns)`` runs the same gpiozero -> :class:`Press` path with a chosen edge time (``reads=``
+gives the event a wrong level, as the kernel's late read can).
 
 Events are handed to ``post(event)`` on gpiozero's callback thread (lgpio: one thread for
-all pins; a ``MockFactory`` pin: the thread that drives it).  ``post`` must be thread-safe
-and quick, e.g. ``SDL_PushEvent``.
+all pins; a ``MockFactory`` pin: the thread that drives it) and, for reconciled
+transitions, on the thread calling :meth:`SlapButtons.settle`.  ``post`` must be
+thread-safe and quick: the device queue's own ``post`` (architecture.md, "Data flow"),
+which needs no display -- nothing here waits for or touches SDL.  A ``post`` that raises
+is logged and the next edge is handled as usual: an exception escaping into lgpio's
+callback thread would end it, and every button with it.
 """
 
 from __future__ import annotations
@@ -46,7 +60,9 @@ DEFAULT_LOCKOUT_NS = 30_000_000
 class Press:
     """Seat ``seat``'s slap button went down at ``t_ns`` (``int`` CLOCK_MONOTONIC ns).
 
-    ``t_ns`` is the first edge of the press's bounce burst, as stamped by the pin factory.
+    ``t_ns`` is the first edge of the press's bounce burst, as stamped by the pin factory,
+    or -- for a press the edges missed and :meth:`SlapButtons.settle` found on the line --
+    the end of the lockout in which it happened.
     """
 
     seat: int
@@ -57,7 +73,9 @@ class Press:
 class Release:
     """Seat ``seat``'s slap button came up at ``t_ns`` (``int`` CLOCK_MONOTONIC ns).
 
-    Follows that seat's :class:`Press`; presses and releases of a seat alternate.
+    Follows that seat's :class:`Press`; presses and releases of a seat alternate.  ``t_ns``
+    is the release's first edge, or the end of the lockout for a release found by
+    :meth:`SlapButtons.settle` (a tap shorter than the lockout).
     """
 
     seat: int
@@ -68,18 +86,23 @@ class SlapButtons(EdgeButtonGroup[int]):
     """All seats' slap buttons; posts :class:`Press` / :class:`Release` events.
 
     ``pins``: seat -> gpiozero pin name (``17``, ``"GPIO17"``, ``"BOARD11"``); ``post``:
-    called with each event on gpiozero's callback thread (see the module docstring);
-    ``pin_factory``: a gpiozero pin factory, default gpiozero's (lgpio on a Pi), or
-    :func:`drivers.gpio.mock_pin_factory` for the simulator and tests; ``lockout_ns``:
-    ``int`` nanoseconds of bounce lockout after each accepted edge.
+    called with each event (see the module docstring); ``pin_factory``: a gpiozero pin
+    factory -- on a Pi the one :func:`drivers.pin_factory.open_pin_factory` builds, for the
+    simulator and tests a ``MockFactory`` such as :func:`drivers.gpio.mock_pin_factory`;
+    ``None`` takes gpiozero's ``Device.pin_factory`` if set, else opens the lgpio one
+    (:func:`drivers.pin_factory.resolve_pin_factory`); ``lockout_ns``: ``int``
+    nanoseconds of bounce lockout after each accepted edge.
 
     Raises :class:`~drivers.errors.DriverValueError` for a negative seat or lockout or a
-    string that is not a pin name, and :class:`~drivers.errors.DeviceUnavailableError` for a
-    pin that cannot be opened (in use, no pin factory); both name the seat and pin, and
-    any buttons already opened are closed first.
+    string that is not a pin name, :class:`~drivers.errors.PinFactoryError` for a pin
+    factory whose ticks are not kernel edge times (rpigpio, native, pigpio) or no lgpio
+    factory, and :class:`~drivers.errors.DeviceUnavailableError` for a pin that cannot be
+    opened (in use); the pin errors name the seat and pin, and any buttons already opened
+    are closed first.
 
     A button held down when opened reports nothing until it is released and pressed again;
-    :meth:`is_held` tells the line's state.  Use as a context manager or call :meth:`close`.
+    :meth:`is_held` tells the line's state.  Call :meth:`settle` from the device loop as a
+    ticker.  Use as a context manager or call :meth:`close`.
     """
 
     def __init__(
@@ -114,14 +137,17 @@ class SlapButtons(EdgeButtonGroup[int]):
         return bool(button.is_pressed)
 
     def settle(self, now_ns: int) -> int | None:
-        """Post the releases (or presses) a lockout swallowed; return the next deadline.
+        """The ticker: reconcile the buttons whose lockout ended; return the next deadline.
 
-        A tap shorter than the lockout swallows its own release edge, so without this the
-        button would look held until its next edge.  ``now_ns``: the device clock, ``int``
-        CLOCK_MONOTONIC nanoseconds; a swallowed edge is reported, with its own timestamp,
-        once the line has been quiet for ``lockout_ns`` before ``now_ns``.  Returns the
-        earliest ``int`` ns at which calling again may post something, or ``None``.
-        Optional: call it when the loop wakes anyway and before judging a button stuck.
+        ``now_ns``: the device clock, ``int`` CLOCK_MONOTONIC nanoseconds (the loop's, never
+        read here).  For each seat whose lockout (``lockout_ns`` after the first edge of a
+        burst) has ended by ``now_ns``, reads the line; if it is not where the driver
+        believes -- a tap shorter than the lockout, a missed edge -- posts the missed
+        :class:`Release` or :class:`Press`, stamped at the lockout's end.  Without it a
+        quick tap would look held until its next edge.  Returns the earliest ``int`` ns at
+        which calling again may post something (a lockout's end), or ``None``; call it
+        on every loop wake-up and at that deadline.  Raises
+        :class:`~drivers.errors.DriverValueError` for a ``now_ns`` that is not an ``int``.
         """
         return self._settle(now_ns)
 
@@ -133,7 +159,7 @@ class SlapButtons(EdgeButtonGroup[int]):
     def _report(self, seat: int, transitions: list[Transition]) -> None:
         """Post each transition as a :class:`Press` or :class:`Release` of ``seat``."""
         for pressed, t_ns in transitions:
-            self._post(Press(seat, t_ns) if pressed else Release(seat, t_ns))
+            self._deliver(self._post, Press(seat, t_ns) if pressed else Release(seat, t_ns))
 
 
 def _wiring(pins: Mapping[int, Pin]) -> Iterator[tuple[int, Pin, int, str]]:

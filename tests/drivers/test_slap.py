@@ -1,21 +1,35 @@
-"""Slap buttons: edge timestamps, timestamp debounce, errors (architecture.md, item 5)."""
+"""Slap buttons: edge timestamps, the belief-and-lockout debounce driven the way a bouncing
+contact and the kernel's late level read misbehave, guarded callbacks, the fair pin factory,
+errors (architecture.md, "Slap arbitration" item 5; hardware-facts.md)."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import logging
+import queue
+import random
+import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
+from gpiozero import Device  # type: ignore[import-untyped]
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+from gpiozero.pins.native import NativeFactory  # type: ignore[import-untyped]
+from gpiozero.pins.pi import PiPin  # type: ignore[import-untyped]
 
+import drivers
+import drivers.pin_factory
 from drivers.errors import (
     DeviceUnavailableError,
     DriverClosedError,
     DriverError,
     DriverValueError,
     NotWiredError,
+    PinFactoryError,
 )
-from drivers.gpio import edge
+from drivers.gpio import EdgeDebouncer, Transition, edge, fire_edge
 from drivers.slap import DEFAULT_LOCKOUT_NS, Press, Release, SlapButtons
 
 MS = 1_000_000
@@ -72,32 +86,230 @@ def test_edge_exactly_at_lockout_end_counts(pin_factory: Any, events: list[objec
     assert events == [Press(0, T), Release(0, T + 10 * MS), Press(1, T)]
 
 
-def test_press_while_believed_down_posts_the_swallowed_release_first(
+def test_press_after_an_unsettled_tap_posts_the_missed_release_first(
     pin_factory: Any, events: list[object]
 ) -> None:
-    """A quick tap's release swallowed by the lockout is posted before the next Press."""
+    """A tap's release inside the lockout, no settle() yet: the next press edge first posts
+    that release (stamped at the lockout's end), then itself."""
     with SlapButtons({0: 17}, events.append):
         edge(pin_factory, 17, True, T)
         edge(pin_factory, 17, False, T + 10 * MS)  # inside the 30 ms lockout
         edge(pin_factory, 17, True, T + 50 * MS)
-    assert events == [Press(0, T), Release(0, T + 10 * MS), Press(0, T + 50 * MS)]
+    assert events == [Press(0, T), Release(0, T + 30 * MS), Press(0, T + 50 * MS)]
 
 
-def test_settle_posts_a_swallowed_release_once_the_line_is_quiet(
+def test_tap_shorter_than_the_lockout_reports_press_then_release(
     pin_factory: Any, events: list[object]
 ) -> None:
-    """settle(now) posts a tap's swallowed release only a full lockout after that edge."""
+    """A 12 ms tap: Press at its edge now, Release when settle() runs at the lockout's end."""
     with SlapButtons({0: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
-        edge(pin_factory, 17, False, T + 10 * MS)
-        assert slaps.settle(T + 39 * MS) == T + 40 * MS
+        edge(pin_factory, 17, False, T + 12 * MS)
+        assert slaps.settle(T + 29 * MS) == T + 30 * MS
         assert events == [Press(0, T)]
-        assert slaps.settle(T + 40 * MS) is None
-        assert events == [Press(0, T), Release(0, T + 10 * MS)]
-        edge(pin_factory, 17, True, T + 35 * MS)  # a bounce pair within 30 ms of the
-        edge(pin_factory, 17, False, T + 36 * MS)  # settled release: swallowed
+        assert slaps.settle(T + 30 * MS) is None
+        assert events == [Press(0, T), Release(0, T + 30 * MS)]
         edge(pin_factory, 17, True, T + 90 * MS)
-    assert events == [Press(0, T), Release(0, T + 10 * MS), Press(0, T + 90 * MS)]
+    assert events == [Press(0, T), Release(0, T + 30 * MS), Press(0, T + 90 * MS)]
+
+
+def test_wrong_level_first_edge_of_a_press_is_stamped_at_that_edge(
+    pin_factory: Any, events: list[object]
+) -> None:
+    """The kernel read the level late: the press's first event says "released", a bounce
+    says it too, only the third says "pressed".  The Press is the FIRST edge, not a bounce."""
+    with SlapButtons({0: 17}, events.append) as slaps:
+        edge(pin_factory, 17, True, T, reads=False)
+        edge(pin_factory, 17, False, T + 50 * US, reads=False)
+        edge(pin_factory, 17, True, T + 100 * US, reads=True)
+        assert slaps.settle(T + 30 * MS) is None
+        assert slaps.is_held(0)
+    assert events == [Press(0, T)]
+
+
+def test_press_whose_only_event_says_released_is_a_press(
+    pin_factory: Any, events: list[object]
+) -> None:
+    """A clean press edge whose event carries "released" still posts Press at its time."""
+    with SlapButtons({3: 22}, events.append) as slaps:
+        edge(pin_factory, 22, True, T, reads=False)
+        assert events == [Press(3, T)]
+        assert slaps.settle(T + 40 * MS) is None  # the line is down: nothing to add
+    assert events == [Press(3, T)]
+
+
+def test_release_chatter_on_a_held_button_makes_no_fresh_press(
+    pin_factory: Any, events: list[object]
+) -> None:
+    """Held since T; its release chatters and the first event even says "pressed".  One
+    Release at the first edge, and no phantom Press that could win a window."""
+    with SlapButtons({0: 17}, events.append) as slaps:
+        edge(pin_factory, 17, True, T)
+        assert slaps.settle(T + 30 * MS) is None
+        release = T + 800 * MS
+        edge(pin_factory, 17, False, release, reads=True)
+        edge(pin_factory, 17, True, release + 80 * US, reads=True)
+        edge(pin_factory, 17, False, release + 160 * US, reads=False)
+        edge(pin_factory, 17, True, release + 400 * US, reads=False)
+        edge(pin_factory, 17, False, release + 700 * US, reads=True)
+        assert slaps.settle(release + 30 * MS) is None
+    assert events == [Press(0, T), Release(0, release)]
+
+
+def test_bounce_burst_with_random_wrong_levels_is_one_press(
+    pin_factory: Any, events: list[object]
+) -> None:
+    """A 1 ms burst whose events carry seeded random levels: one Press at its first edge."""
+    rnd = random.Random(20240607)
+    with SlapButtons({0: 17}, events.append) as slaps:
+        for i in range(11):  # down, up, down, ... ends down
+            edge(pin_factory, 17, i % 2 == 0, T + i * 100 * US, reads=rnd.random() < 0.5)
+        assert slaps.settle(T + 30 * MS) is None
+    assert events == [Press(0, T)]
+
+
+def test_release_found_by_settle_ignores_its_late_callback(
+    pin_factory: Any, events: list[object]
+) -> None:
+    """The release at T+31 ms is on the line when settle() reads it at T+32 ms, but its
+    callback comes after: one Release, stamped when read, and the late event adds nothing."""
+    with SlapButtons({0: 17}, events.append) as slaps:
+        edge(pin_factory, 17, True, T)
+        edge(pin_factory, 17, False, T + 31 * MS, deliver=False)
+        assert slaps.settle(T + 32 * MS) is None
+        fire_edge(pin_factory, 17, False, T + 31 * MS)
+        edge(pin_factory, 17, True, T + 200 * MS)
+    assert events == [Press(0, T), Release(0, T + 32 * MS), Press(0, T + 200 * MS)]
+
+
+def test_press_found_by_settle_is_never_stamped_before_its_edge(
+    pin_factory: Any, events: list[object]
+) -> None:
+    """Released at R; pressed again at R+31 ms with the callback late; settle() reads the
+    line at R+33 ms: Press stamped R+33 ms (not the lockout's end, R+30 ms, which would be
+    earlier than the real edge and could steal a window), and no phantom pair after."""
+    release = T + 500 * MS
+    with SlapButtons({1: 27}, events.append) as slaps:
+        edge(pin_factory, 27, True, T)
+        edge(pin_factory, 27, False, release)
+        edge(pin_factory, 27, True, release + 31 * MS, deliver=False)
+        assert slaps.settle(release + 33 * MS) is None
+        fire_edge(pin_factory, 27, True, release + 31 * MS)
+        assert slaps.settle(release + 100 * MS) is None
+    assert events == [Press(1, T), Release(1, release), Press(1, release + 33 * MS)]
+
+
+def test_settle_refuses_a_float_time(pin_factory: Any, events: list[object]) -> None:
+    """settle(now_ns) takes int nanoseconds: a float is one clear line."""
+    with SlapButtons({0: 17}, events.append) as slaps, pytest.raises(
+        DriverValueError, match=r"^slap buttons: now_ns must be an int of nanoseconds, got 1\.5"
+    ):
+        slaps.settle(1.5)  # type: ignore[arg-type]
+
+
+def test_a_post_that_raises_is_logged_and_the_next_edge_still_posts(
+    pin_factory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """post() raising on the callback thread is caught (lgpio's thread would die of it)."""
+    got: list[object] = []
+
+    def post(event: object) -> None:
+        got.append(event)
+        if len(got) == 1:
+            raise RuntimeError("queue full")
+
+    with caplog.at_level(logging.ERROR, logger="drivers.gpio"), SlapButtons({0: 17}, post):
+        edge(pin_factory, 17, True, T)  # must not raise
+        edge(pin_factory, 17, False, T + 100 * MS)
+        edge(pin_factory, 17, True, T + 200 * MS)
+    assert got == [Press(0, T), Release(0, T + 100 * MS), Press(0, T + 200 * MS)]
+    assert "slap buttons: post(Press(seat=0, t_ns=5000000000)) failed" in caplog.text
+    assert "RuntimeError: queue full" in caplog.text
+
+
+def test_a_debouncer_bug_is_logged_and_the_next_edge_still_works(
+    pin_factory: Any,
+    events: list[object],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An exception inside the debouncer on one edge is caught and logged; the other seat is
+    untouched, and settle() at the lockout's end reads the line and posts the lost press
+    (stamped when read: late, never early), after which every edge works as before."""
+    real = EdgeDebouncer.edge
+    calls = []
+
+    def buggy(self: EdgeDebouncer, level: bool, t_ns: int) -> list[Transition]:
+        calls.append(t_ns)
+        if len(calls) == 1:
+            raise IndexError("debouncer bug")
+        return real(self, level, t_ns)
+
+    monkeypatch.setattr(EdgeDebouncer, "edge", buggy)
+    with caplog.at_level(logging.ERROR, logger="drivers.gpio"), SlapButtons(
+        {0: 17, 1: 27}, events.append
+    ) as slaps:
+        edge(pin_factory, 17, True, T)  # lost to the bug, not raised
+        edge(pin_factory, 27, True, T + 1 * MS)
+        assert slaps.settle(T + 31 * MS) is None
+        edge(pin_factory, 17, False, T + 100 * MS)
+        edge(pin_factory, 17, True, T + 200 * MS)
+    assert "seat 0 slap button at GPIO17: the edge handler failed" in caplog.text
+    assert "IndexError: debouncer bug" in caplog.text
+    assert events == [
+        Press(1, T + 1 * MS),
+        Press(0, T + 31 * MS),
+        Release(0, T + 100 * MS),
+        Press(0, T + 200 * MS),
+    ]
+
+
+def test_garbage_ticks_from_the_backend_do_not_kill_the_callback_path(
+    pin_factory: Any, events: list[object], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A NaN tick (a backend bug) fails inside the handler, is logged, and the pin lives on."""
+    with caplog.at_level(logging.ERROR, logger="drivers.gpio"), SlapButtons(
+        {0: 17}, events.append
+    ):
+        mock = pin_factory.pin(17)
+        PiPin._call_when_changed(mock, float("nan"), False)
+        edge(pin_factory, 17, True, T)
+    assert "the edge handler failed" in caplog.text
+    assert events == [Press(0, T)]
+
+
+def test_posting_needs_no_display_and_works_from_another_thread(pin_factory: Any) -> None:
+    """Edges driven on a background thread (as lgpio's) post into a plain queue.Queue: no
+    SDL, no display, nothing opened but the pins."""
+    posted: queue.Queue[object] = queue.Queue()
+    with SlapButtons({0: 17, 1: 27}, posted.put):
+
+        def callback_thread() -> None:
+            edge(pin_factory, 27, True, T + 2 * MS)
+            edge(pin_factory, 17, True, T + 1 * MS)
+
+        worker = threading.Thread(target=callback_thread)
+        worker.start()
+        worker.join()
+    assert [posted.get_nowait(), posted.get_nowait()] == [Press(1, T + 2 * MS), Press(0, T + MS)]
+    assert posted.empty()
+
+
+def test_slap_drivers_import_no_display_library() -> None:
+    """drivers.gpio/slap/keys/pin_factory import neither pygame nor luma: posting cannot
+    depend on a display being open."""
+    root = Path(drivers.__file__).parent
+    offenders = []
+    for name in ("gpio.py", "slap.py", "keys.py", "pin_factory.py"):
+        for node in ast.walk(ast.parse((root / name).read_text())):
+            if isinstance(node, ast.Import):
+                mods = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                mods = [node.module or ""]
+            else:
+                continue
+            offenders += [f"{name}: {m}" for m in mods if m.split(".")[0] in ("pygame", "luma")]
+    assert offenders == []
 
 
 def test_settle_with_nothing_swallowed_posts_nothing(
@@ -264,3 +476,51 @@ def test_events_are_frozen_values() -> None:
 def test_default_lockout_is_30_ms() -> None:
     """The default lockout is 30 ms, as architecture.md item 5 says."""
     assert DEFAULT_LOCKOUT_NS == 30 * MS
+
+
+def test_an_unfair_pin_factory_is_refused(events: list[object]) -> None:
+    """gpiozero's native factory stamps callback times: SlapButtons will not open on it."""
+    unfair = NativeFactory.__new__(NativeFactory)  # the real class, no /dev/gpiomem needed
+    with pytest.raises(PinFactoryError) as info:
+        SlapButtons({0: 17}, events.append, pin_factory=unfair)
+    assert str(info.value).startswith(
+        "GPIO: pin factory NativeFactory stamps edges with time.monotonic() when its Python "
+        "callback runs, so slaps would be unfair"
+    )
+    assert isinstance(info.value, DeviceUnavailableError)
+
+
+def test_no_pin_factory_opens_lgpio_explicitly_never_gpiozeros_fallback(
+    events: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no factory anywhere, the driver asks open_pin_factory (whose error comes out as
+    it is) and never gpiozero's _default_pin_factory, which would fall back silently."""
+
+    def fallback() -> Any:
+        raise AssertionError("gpiozero's fallback chain was used")
+
+    def no_lgpio(*args: Any, **kwargs: Any) -> Any:
+        raise PinFactoryError("GPIO", "lgpio is not installed: pip install lgpio")
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(fallback))
+    monkeypatch.setattr(drivers.pin_factory, "open_pin_factory", no_lgpio)
+    with pytest.raises(PinFactoryError, match=r"^GPIO: lgpio is not installed: pip install lgpio$"):
+        SlapButtons({0: 17}, events.append)
+    assert Device.pin_factory is None
+
+
+def test_no_pin_factory_shares_the_one_it_opened(
+    events: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The factory open_pin_factory gives becomes Device.pin_factory, so later drivers share it."""
+    opened = MockFactory()
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(drivers.pin_factory, "open_pin_factory", lambda: opened)
+    try:
+        with SlapButtons({0: 17}, events.append):
+            assert Device.pin_factory is opened
+            edge(opened, 17, True, T)
+    finally:
+        opened.reset()
+    assert events == [Press(0, T)]
