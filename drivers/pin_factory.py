@@ -449,9 +449,11 @@ def _build(module: ModuleType, lgpio: ModuleType, number: int) -> Any:
     except Exception as exc:
         lgpio_error = getattr(lgpio, "error", None)
         if isinstance(lgpio_error, type) and isinstance(exc, lgpio_error):
+            value = getattr(exc, "value", None)  # lgpio.error keeps its text there
+            said = " ".join(value.split()) if isinstance(value, str) else _oneline(exc)
             raise PinFactoryError(
                 DEVICE,
-                f"cannot open /dev/gpiochip{number} ({_oneline(exc)}): check the chip number "
+                f"cannot open /dev/gpiochip{number} (lgpio: {said}): check the chip number "
                 "(chip='auto' finds it by label) and that this user may open it (group gpio)",
             ) from exc
         if isinstance(exc, NameError) and exc.name == "os":
