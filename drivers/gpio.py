@@ -269,11 +269,12 @@ class EdgeDebouncer:
     :meth:`settle` (the owner's ticker, with the line's real ``level`` read at ``now_ns``)
     closes a lockout that has ended: if the line is not where we believe, the missed
     transition is reported, stamped at the lockout's end (or at ``now_ns`` if no edge seen
-    explains it: never earlier than the line could have shown it).  Edges stamped at or
-    before that reading are already part of what it read and are ignored (a callback lgpio
-    delivers late cannot undo the reconciliation).  Reports alternate press/release, starting with a
-    press; within one lockout plus one :meth:`settle` of the last edge, ``down`` equals the
-    line's real level.
+    explains it: never earlier than the line could have shown it).  Edges stamped before
+    that reading are already part of what it read and are ignored (a callback lgpio
+    delivers late cannot undo the reconciliation); one stamped at the very ``now_ns`` of
+    the reading counts as new (the simulator stamps its key edges with the loop's
+    ``now_ns``).  Reports alternate press/release, starting with a press; within one
+    lockout plus one :meth:`settle` of the last edge, ``down`` equals the line's real level.
 
     >>> d = EdgeDebouncer(lockout_ns=30)
     >>> d.edge(False, 100)  # a press whose first event says "released"
@@ -292,7 +293,7 @@ class EdgeDebouncer:
     _start_ns: int | None = None
     _last_ns: int | None = None
     _last_level: bool | None = None
-    _stale_until_ns: int | None = None
+    _stale_before_ns: int | None = None
 
     def edge(self, level: bool, t_ns: int) -> list[Transition]:
         """Take one raw edge; return the transitions it causes (none, one or two), in order.
@@ -308,8 +309,8 @@ class EdgeDebouncer:
                     self._last_ns, self._last_level = t_ns, level
                 return []
             end = start + self.lockout_ns
-            out += self._close(self._evidence(), end, stale_until_ns=end - 1)
-        if self._stale_until_ns is not None and t_ns <= self._stale_until_ns:
+            out += self._close(self._evidence(), end, stale_before_ns=end)
+        if self._stale_before_ns is not None and t_ns < self._stale_before_ns:
             return out
         self.down = not self.down
         self._start_ns, self._last_ns, self._last_level = t_ns, t_ns, None
@@ -331,9 +332,9 @@ class EdgeDebouncer:
             return []
         end = start + self.lockout_ns
         if level is None:
-            return self._close(self._evidence(), end, stale_until_ns=end - 1)
+            return self._close(self._evidence(), end, stale_before_ns=end)
         stamp = end if level == self._evidence() else now_ns
-        return self._close(level, stamp, stale_until_ns=now_ns)
+        return self._close(level, stamp, stale_before_ns=now_ns)
 
     def resync(self, t_ns: int) -> None:
         """Distrust the state after a failure at ``t_ns``: start a lockout there, so the
@@ -350,11 +351,11 @@ class EdgeDebouncer:
         the believed state."""
         return self.down if self._last_level is None else self._last_level
 
-    def _close(self, level: bool, stamp_ns: int, *, stale_until_ns: int) -> list[Transition]:
+    def _close(self, level: bool, stamp_ns: int, *, stale_before_ns: int) -> list[Transition]:
         """End the lockout with the line at ``level`` (a change stamped ``stamp_ns``); edges
-        stamped up to ``stale_until_ns`` are ignored from now on."""
+        stamped before ``stale_before_ns`` are ignored from now on."""
         self._start_ns = self._last_ns = self._last_level = None
-        self._stale_until_ns = stale_until_ns
+        self._stale_before_ns = stale_before_ns
         if level == self.down:
             return []
         self.down = level

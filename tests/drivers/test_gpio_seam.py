@@ -371,3 +371,13 @@ def test_debouncer_burst_inside_lockout_is_one_press(gaps: list[int], rnd: rando
     first = toggles[0]
     ends_down = _level_at(toggles, t)
     assert out == ([(True, first)] if ends_down else [(True, first), (False, first + LOCKOUT)])
+
+
+def test_debouncer_edge_stamped_at_the_reading_itself_is_new() -> None:
+    """The simulator stamps a key edge with the same now_ns the ticker just settled at: that
+    edge is a real change, not part of the reading (only earlier stamps are)."""
+    d = EdgeDebouncer(lockout_ns=30)
+    d.edge(True, 100)
+    assert d.settle(130, level=True) == []
+    assert d.edge(False, 129) == []  # stamped before the reading: already in it
+    assert d.edge(False, 130) == [(False, 130)]
