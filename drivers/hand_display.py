@@ -27,26 +27,56 @@ which sends a frame only when the image changed.
 OS and luma errors become :class:`~drivers.errors.DriverError` lines naming the seat, the
 kind, the bus and the address, with the fix when known, e.g.
 ``seat 3 OLED ssd1306 at i2c-4 0x3C: /dev/i2c-4 not found; enable the bus ...``.
+
+:func:`open_hand_display` is synchronous: its device's ``display()`` runs the whole
+transfer on the caller's thread (23 ms per frame at 400 kHz I2C) and raises when the bus
+fails; fine for dummy screens and tools.  The console opens its wired OLEDs through
+:class:`HandDisplays` instead: one writer thread per I2C bus / SPI port
+(:mod:`drivers.i2c_writer`), so ``display()`` returns at once and never runs a transfer on
+the loop thread before the table's flip (hardware-facts.md, "luma.oled"); a display that
+is missing or fails is reported through ``on_gone(seat, reason)`` once, retried at a
+bounded rate, rebuilt (its init sequence sent again) and reported through
+``on_back(seat)`` when it answers again.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeGuard, runtime_checkable
+from typing import Any, Protocol, TypeGuard, cast, runtime_checkable
 
 import luma.core.error  # type: ignore[import-untyped]
 from luma.core.device import dummy  # type: ignore[import-untyped]
 from luma.core.interface.serial import i2c, spi  # type: ignore[import-untyped]
 from PIL import Image
 
-from drivers.errors import DeviceUnavailableError, DriverError, DriverValueError
+from drivers.clock import Clock, MonotonicClock
+from drivers.closing import ClosesOnExit
+from drivers.errors import (
+    DeviceUnavailableError,
+    DriverClosedError,
+    DriverError,
+    DriverValueError,
+)
+from drivers.i2c_writer import (
+    MAX_RETRY_NS,
+    RETRY_NS,
+    BackCallback,
+    BusWriter,
+    GoneCallback,
+    check_retry,
+)
 
 __all__ = [
+    "CHIP_SIZES",
     "HAND_DISPLAY_KINDS",
+    "NOP",
     "ChangedOnly",
     "HandDisplayKind",
+    "HandDisplays",
     "LumaDevice",
+    "OpenSerial",
     "check_hand_display",
     "describe_hand_display",
     "open_hand_display",
@@ -57,6 +87,26 @@ I2C_ADDRESSES = (0x3C, 0x3D)
 
 SPI_SPEEDS_HZ = tuple(int(mhz * 1_000_000) for mhz in (0.5, 1, 2, 4, 8, 16, 20, 24, 28, 32))
 """SPI clock rates luma's ``spi`` accepts (it asserts on others), up to what the chips take."""
+
+CHIP_SIZES: Mapping[str, tuple[tuple[int, int], ...]] = {
+    "ssd1306": ((128, 64), (128, 32), (96, 16), (64, 48), (64, 32)),
+    "sh1106": ((128, 128), (128, 64), (128, 32)),
+}
+"""``(width, height)`` before rotation each chip driver of luma.oled 3.16 supports (its
+constructors' settings tables; others raise ``DeviceDisplayModeError``)."""
+
+NOP = 0xE3
+"""The no-operation command of the SSD1306 and the SH1106 (both datasheets' command tables:
+E3h).  :class:`HandDisplays` sends it to ask whether a gone panel answers again before it
+builds a luma device anew (each construction registers an ``atexit`` hook for good)."""
+
+OpenSerial = Callable[[int, str, Mapping[str, object]], Any]
+"""``open_serial(seat, name, params)``: open the luma serial interface (``command(*cmd)``,
+``data(bytes)``, ``cleanup()``) for checked ``params`` (``bus``, ``port``, ``address`` or
+``device``, ``dc_pin``, ``reset_pin``, ``speed_hz``); ``name`` e.g. ``"OLED ssd1306 at
+i2c-4 0x3C"`` for messages.  Raises :class:`~drivers.errors.DeviceUnavailableError` when
+the bus cannot be opened.  The default opens luma's ``i2c`` / ``spi``; tests pass one that
+wraps a fake smbus in luma's ``i2c(bus=...)``."""
 
 
 @runtime_checkable
@@ -268,6 +318,248 @@ class ChangedOnly:
             ) from exc
 
 
+class HandDisplays(ClosesOnExit):
+    """Every seat's hand screen for the console; wired OLEDs are written off the loop thread.
+
+    ``on_gone(seat, reason)`` / ``on_back(seat)``: called on a writer thread when a wired
+    OLED stops answering (or is missing when first tried; ``reason`` one line naming seat,
+    controller, bus, port, address and the fix) and when it answers again (its newest frame
+    already sent whole); each report is made once per change.  ``clock``: the
+    :class:`~drivers.clock.Clock` that times retries (default
+    :class:`~drivers.clock.MonotonicClock`); ``retry_ns`` / ``max_retry_ns``: ``int`` ns, the
+    first and the longest wait between tries of a gone display (1 s, doubling to 5 s);
+    ``thread``: False starts no writer threads, :meth:`run_once` then does one pass of every
+    writer on the caller's thread (tests with a fake clock); ``open_serial``: how a bus is
+    opened (:data:`OpenSerial`; default luma's ``i2c``/``spi``).
+
+    :meth:`open` returns a luma device: for ``ssd1306``/``sh1106`` a
+    :class:`~drivers.i2c_writer.QueuedDisplay` whose ``display()`` returns at once (one
+    :class:`~drivers.i2c_writer.BusWriter` per ``/dev/i2c-N`` or SPI port: the displays of
+    a bus share its thread, each TCA9548A channel is a bus of its own), for ``dummy`` the
+    plain luma dummy device.  Nothing is opened or started before the first :meth:`open`;
+    :meth:`close` stops every writer (idempotent).  Raises
+    :class:`~drivers.errors.DriverValueError` for a bad retry policy.
+    """
+
+    def __init__(
+        self,
+        *,
+        on_gone: GoneCallback | None = None,
+        on_back: BackCallback | None = None,
+        clock: Clock | None = None,
+        retry_ns: int = RETRY_NS,
+        max_retry_ns: int = MAX_RETRY_NS,
+        thread: bool = True,
+        open_serial: OpenSerial | None = None,
+    ) -> None:
+        check_retry("hand displays", retry_ns, max_retry_ns)
+        self.clock: Clock = clock if clock is not None else MonotonicClock()
+        self._on_gone = on_gone
+        self._on_back = on_back
+        self._retry_ns = retry_ns
+        self._max_retry_ns = max_retry_ns
+        self._thread = thread
+        self._open_serial: OpenSerial = open_serial if open_serial is not None else _open_bus
+        self._lock = threading.Lock()
+        self._writers: dict[str, BusWriter] = {}
+        self._devices: dict[int, Any] = {}
+        self._names: dict[int, str] = {}
+        self._places: dict[tuple[object, ...], int] = {}
+        self._closed = False
+
+    @property
+    def writers(self) -> Mapping[str, BusWriter]:
+        """The bus writers by bus name (``"i2c-4"``, ``"spi0"``), one per bus in use."""
+        with self._lock:
+            return dict(self._writers)
+
+    @property
+    def devices(self) -> Mapping[int, Any]:
+        """The opened hand screens by seat."""
+        with self._lock:
+            return dict(self._devices)
+
+    def open(self, seat: int, kind: str, **params: object) -> Any:
+        """Open seat ``seat``'s hand screen: ``kind`` and ``params`` as :func:`open_hand_display`.
+
+        Never touches the bus itself: a wired OLED is first tried by its writer, and a
+        missing one is reported through ``on_gone``, not raised.  Returns the luma device
+        (``display(image)``, ``width``, ``height``, ``size``, ``mode``).  Raises
+        :class:`~drivers.errors.DriverValueError` for an unknown kind, a bad parameter, a
+        size the chip does not support, a seat opened twice or a display (bus and address)
+        given to two seats, and :class:`~drivers.errors.DriverClosedError` after
+        :meth:`close`.
+        """
+        spec, p = _check(seat, kind, params)
+        where = _label(kind, p)
+        bus, place = _place(kind, p)
+        with self._lock:
+            if self._closed:
+                raise DriverClosedError(where, "used after close()", seat=seat)
+            if seat in self._names:
+                raise DriverValueError(
+                    where, f"this seat already has a hand display ({self._names[seat]})", seat=seat
+                )
+            other = self._places.get(place)
+            if other is not None:
+                raise DriverValueError(
+                    where,
+                    f"this display is already seat {other}'s (one display per seat)",
+                    seat=seat,
+                )
+            if kind == "dummy":
+                device = spec.opener(seat, p)
+                device.persist = True
+            else:
+                writer = self._writers.get(bus)
+                if writer is None:
+                    writer = BusWriter(
+                        bus,
+                        clock=self.clock,
+                        on_gone=self._on_gone,
+                        on_back=self._on_back,
+                        retry_ns=self._retry_ns,
+                        max_retry_ns=self._max_retry_ns,
+                        thread=self._thread,
+                    )
+                    self._writers[bus] = writer
+                link = _OledLink(seat, kind, p, where, self._open_serial)
+                device = writer.add(seat, where, link, _rotated_size(p))
+            self._devices[seat] = device
+            self._names[seat] = where
+            self._places[place] = seat
+        return device
+
+    def run_once(self) -> int | None:
+        """One pass of every writer on the caller's thread (made with ``thread=False``).
+
+        Returns the earliest next retry time (``int`` ns of :attr:`clock`) or ``None``.
+        Raises as :meth:`drivers.i2c_writer.BusWriter.run_once`.
+        """
+        times = [t for w in self.writers.values() if (t := w.run_once()) is not None]
+        return min(times) if times else None
+
+    def flush(self, timeout_s: float = 1.0) -> bool:
+        """Wait until every present display's newest frame went out; False on timeout.
+
+        ``timeout_s``: seconds, per writer.  See
+        :meth:`drivers.i2c_writer.BusWriter.flush`.
+        """
+        return all([w.flush(timeout_s) for w in self.writers.values()])
+
+    def close(self) -> None:
+        """Stop and join every writer, release the buses; idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            writers = list(self._writers.values())
+        for writer in writers:
+            writer.close()
+
+    def __repr__(self) -> str:
+        """``<HandDisplays 3 seats on i2c-1, i2c-4>``."""
+        with self._lock:
+            if self._closed:
+                return "<HandDisplays closed>"
+            buses = ", ".join(self._writers) or "no bus"
+            return f"<HandDisplays {len(self._devices)} seats on {buses}>"
+
+
+class _OledLink:
+    """How a writer reaches one ssd1306/sh1106 (a :class:`drivers.i2c_writer.PanelLink`).
+
+    Keeps one serial interface for every rebuild (hardware-facts.md, "luma.oled": recover
+    by building the luma device anew on the same serial interface); one it opened itself
+    is dropped and reopened only when the bus node itself fails (not a chip's NAK).
+    """
+
+    def __init__(
+        self, seat: int, kind: str, p: dict[str, object], where: str, open_serial: OpenSerial
+    ) -> None:
+        self._seat = seat
+        self._kind = kind
+        self._p = p
+        self._where = where
+        self._open_serial = open_serial
+        self._given = p["serial_interface"]
+        self._serial: Any = self._given
+
+    def probe(self) -> None:
+        """Open the bus if needed and send :data:`NOP`; raise DeviceUnavailableError if not."""
+        if self._serial is None:
+            self._serial = self._open_serial(self._seat, self._where, self._p)
+        try:
+            self._serial.command(NOP)
+        except luma.core.error.DeviceNotFoundError as exc:
+            raise self._absent() from exc
+        except (luma.core.error.Error, OSError) as exc:
+            self.release()
+            raise DeviceUnavailableError(
+                self._where, f"bus failed ({_flat(exc)}) — check its cable", seat=self._seat
+            ) from exc
+
+    def build(self) -> Any:
+        """Build the luma device anew (its init sequence); ``persist`` set True."""
+        chip = _chip_class(self._kind)
+        p = self._p
+        try:
+            device = chip(self._serial, width=p["width"], height=p["height"], rotate=p["rotate"])
+        except luma.core.error.DeviceNotFoundError as exc:
+            raise self._absent() from exc
+        except (luma.core.error.Error, OSError) as exc:
+            raise DeviceUnavailableError(
+                self._where, f"init failed ({_flat(exc)}) — check its cable", seat=self._seat
+            ) from exc
+        device.persist = True
+        return device
+
+    def release(self) -> None:
+        """Release a serial interface this link opened; idempotent, never raises."""
+        if self._given is None and self._serial is not None:
+            _quiet_cleanup(self._serial)
+            self._serial = None
+
+    def _absent(self) -> DeviceUnavailableError:
+        """No chip answers: "not found — check its cable, ..." with the bus's hint."""
+        if self._p.get("bus") == "spi":
+            problem = "not answering — check its cable, its power and the DC/RST pins"
+        else:
+            problem = "not found — check its cable, its power and the address jumper (0x3C/0x3D)"
+        return DeviceUnavailableError(self._where, problem, seat=self._seat)
+
+
+def _place(kind: str, p: Mapping[str, object]) -> tuple[str, tuple[object, ...]]:
+    """The writer's bus name and the display's place on it, for ``kind`` and checked ``p``.
+
+    I2C: ``("i2c-4", ("i2c-4", 0x3C))``; SPI: ``("spi0", ("spi0", 1))`` (chip select);
+    a given serial interface is a bus of its own; a dummy has no bus (and no place anyone
+    else can take).
+    """
+    serial = p.get("serial_interface")
+    if kind == "dummy":
+        return "", ("dummy", object())
+    if serial is not None:
+        bus = f"{type(serial).__name__}@{id(serial):x}"
+        return bus, (bus,)
+    if p["bus"] == "spi":
+        bus = f"spi{p['port']}"
+        return bus, (bus, p["device"])
+    bus = f"i2c-{p['port']}"
+    return bus, (bus, p["address"])
+
+
+def _rotated_size(p: Mapping[str, object]) -> tuple[int, int]:
+    """``(width, height)`` of the frames after ``rotate`` quarter turns (as luma's)."""
+    width, height = cast(int, p["width"]), cast(int, p["height"])
+    return (height, width) if p["rotate"] in (1, 3) else (width, height)
+
+
+def _flat(exc: BaseException) -> str:
+    """``str(exc)`` (or its type's name) on one line."""
+    return " ".join((str(exc) or type(exc).__name__).split())
+
+
 # --- kinds ---------------------------------------------------------------------------------
 
 _COMMON: dict[str, object] = {"width": 128, "height": 64, "rotate": 0}
@@ -333,6 +625,10 @@ def _check(
         if merged["mode"] not in ("1", "L", "RGB"):
             raise bad(f"mode must be '1', 'L' or 'RGB', got {merged['mode']!r}")
         return spec, merged
+    size = (merged["width"], merged["height"])
+    if size not in CHIP_SIZES[kind]:
+        shown = ", ".join(f"{w}x{h}" for w, h in CHIP_SIZES[kind])
+        raise bad(f"size {size[0]}x{size[1]} is not one the {kind} supports ({shown})")
     if merged["serial_interface"] is not None:
         return spec, merged
     bus = merged["bus"]
@@ -384,10 +680,7 @@ def _oled_opener(kind: str) -> Callable[[int, dict[str, object]], Any]:
     """Return the opener for luma.oled chip ``kind`` (``"ssd1306"`` / ``"sh1106"``)."""
 
     def open_oled(seat: int, p: dict[str, object]) -> Any:
-        # Imported here: importing luma.oled starts luma.core.virtual's 4-thread pool.
-        import luma.oled.device  # type: ignore[import-untyped]
-
-        chip = getattr(luma.oled.device, kind)
+        chip = _chip_class(kind)
         where = _label(kind, p)
         serial = p["serial_interface"]
         own_serial = serial is None
@@ -418,7 +711,18 @@ def _oled_opener(kind: str) -> Callable[[int, dict[str, object]], Any]:
     return open_oled
 
 
-def _open_bus(seat: int, where: str, p: dict[str, object]) -> Any:
+def _chip_class(kind: str) -> Any:
+    """luma.oled's device class for chip ``kind`` (``"ssd1306"`` / ``"sh1106"``).
+
+    Imported here, not at the top: importing luma.oled starts luma.core.virtual's 4-thread
+    pool, and ``import drivers`` starts no thread.
+    """
+    import luma.oled.device  # type: ignore[import-untyped]
+
+    return getattr(luma.oled.device, kind)
+
+
+def _open_bus(seat: int, where: str, p: Mapping[str, object]) -> Any:
     """Open the luma I2C or SPI serial interface for checked params ``p``."""
 
     port = p["port"]
@@ -467,7 +771,7 @@ def _quiet_cleanup(serial: Any) -> None:
     """Release a serial interface after a failed open; its own error would hide the first."""
     try:
         serial.cleanup()
-    except (OSError, DriverError, AttributeError):
+    except (OSError, DriverError, AttributeError, luma.core.error.Error):
         return
 
 

@@ -1,0 +1,575 @@
+"""Wired OLED writers: one thread per I2C bus (or SPI port) sends each display's newest frame.
+
+Why (hardware-facts.md, "luma.oled"): luma's ``display()`` runs the whole transfer on the
+calling thread, about 23 ms per 128x64 frame at 400 kHz I2C (92 ms at 100 kHz), and every
+display on a bus shares that bus time.  Run on the device loop before the table's flip, it
+would push the flip, and so the slap window's ``t0``, back by that much (architecture.md,
+"Slap arbitration" item 1: "Hand screens are written off the loop thread").  So a
+:class:`BusWriter` owns one bus: :meth:`QueuedDisplay.display` stores the frame and returns
+at once; the writer's thread sends the newest frame of each display on its bus, in turn.  A
+frame that is replaced before the writer took it is dropped (``frames_dropped``); a frame
+equal to the one already given is skipped (``frames_skipped``; luma's SSD1306/SH1106 resend
+the whole ~1 KiB on every ``display()``, hardware-facts.md).
+
+A display's :class:`DisplayState`: ``OPENING`` (not tried yet), ``PRESENT``, ``GONE``.
+
+- A display that cannot be reached when it is first tried (no ``/dev/i2c-N``, no chip
+  answering) or that fails mid-frame (luma's I2C ``data()`` raises a plain ``OSError``,
+  errno 121 or 5; hardware-facts.md) becomes ``GONE``: ``on_gone(seat, reason)`` is called
+  once, ``reason`` one line naming seat, controller, bus, port and address and the fix,
+  e.g. ``"seat 3 OLED ssd1306 at i2c-4 0x3C: not found — check its cable, ..."``.
+- A gone display is tried again at a bounded rate: ``retry_ns`` after the failure (1 s),
+  then doubling up to ``max_retry_ns`` (5 s).  A try first *probes* the chip with one
+  cheap command (:meth:`PanelLink.probe`, the controller's NOP); only when it answers is the
+  luma device built anew on the same serial interface (:meth:`PanelLink.build`): a panel
+  that lost power needs its init sequence (charge pump, display on) again, which luma sends
+  only in the constructor, and every construction registers another ``atexit`` hook in
+  luma that is never released (hardware-facts.md).  Probing first means an unplugged
+  display costs one small bus write per try and no construction at all.
+- When it answers again, the newest frame is sent whole, then ``on_back(seat)`` is called.
+
+Callbacks run on the writer's thread (the device makes them post ``HandheldGone`` /
+``HandheldBack`` to its queue; drivers know no device events).  An exception from a
+callback is logged and the writer goes on (a dead writer would freeze every screen on its
+bus).  The writer's clock decides the retry times; with ``thread=False`` nothing runs by
+itself and :meth:`BusWriter.run_once` does one pass on the caller's thread, so tests drive
+retries with a :class:`~drivers.clock.FakeClock` and no sleeping.
+
+Explicit, idempotent :meth:`BusWriter.close` (joins the thread); no ``__del__``, no
+``atexit`` of our own (style.md, "drivers/").
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from typing import Any, Protocol, TypeGuard
+
+import luma.core.error  # type: ignore[import-untyped]
+from PIL import Image
+
+from drivers.clock import Clock, MonotonicClock
+from drivers.closing import ClosesOnExit
+from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverError, DriverValueError
+
+__all__ = [
+    "MAX_RETRY_NS",
+    "RETRY_NS",
+    "BackCallback",
+    "BusWriter",
+    "DisplayState",
+    "GoneCallback",
+    "PanelLink",
+    "QueuedDisplay",
+    "check_retry",
+]
+
+log = logging.getLogger(__name__)
+
+RETRY_NS = 1_000_000_000
+"""First retry of a gone display: 1 s after it failed (``int`` ns)."""
+
+MAX_RETRY_NS = 5_000_000_000
+"""Longest wait between retries: 5 s (``int`` ns); the wait doubles from :data:`RETRY_NS`."""
+
+CLOSE_TIMEOUT_S = 2.0
+"""How long :meth:`BusWriter.close` waits for a transfer in progress (seconds)."""
+
+GoneCallback = Callable[[int, str], None]
+"""``on_gone(seat, reason)``: seat ``int``, reason one line; called on the writer thread."""
+
+BackCallback = Callable[[int], None]
+"""``on_back(seat)``: seat ``int``; called on the writer thread after the frame went out."""
+
+_BUS_ERRORS = (luma.core.error.Error, OSError, DriverError)
+"""What a failing bus raises: luma's errors (``DeviceNotFoundError`` from ``command()``),
+plain ``OSError`` (mid-frame ``data()``, a stale fd), or a driver error from a link."""
+
+
+class DisplayState(StrEnum):
+    """A queued display's state: ``OPENING`` (not tried yet), ``PRESENT``, ``GONE``."""
+
+    OPENING = "opening"
+    PRESENT = "present"
+    GONE = "gone"
+
+
+class PanelLink(Protocol):
+    """How a writer reaches one panel: ``drivers.hand_display`` makes one per wired OLED.
+
+    All three are called on the writer's thread only.
+    """
+
+    def probe(self) -> None:
+        """Check that the chip answers, cheaply and registering nothing (no luma device).
+
+        Opens the serial interface first if it is not open.  Raises
+        :class:`~drivers.errors.DeviceUnavailableError` (one line, with the fix) or a
+        luma/OS error when the bus or the chip cannot be reached.
+        """
+        ...
+
+    def build(self) -> Any:
+        """Build the luma device anew on the serial interface (sends its init sequence).
+
+        Returns the device (``display(image)``, ``persist`` set True).  Raises like
+        :meth:`probe`.
+        """
+        ...
+
+    def release(self) -> None:
+        """Release what the link opened (its serial interface); idempotent, never raises."""
+        ...
+
+
+class QueuedDisplay:
+    """A wired OLED as a luma device whose ``display()`` hands the frame to its bus's writer.
+
+    Made by :meth:`BusWriter.add` (``drivers.hand_display.HandDisplays.open`` for
+    ssd1306/sh1106).  ``seat``: ``int``; ``name``: e.g. ``"OLED ssd1306 at i2c-4 0x3C"``;
+    ``bus``: the writer's bus name (``"i2c-4"``); ``size``: ``(width, height)`` pixels after
+    rotation; ``mode``: ``"1"``.
+
+    Counters (read from any thread; exact once the writer is idle): ``frames_sent`` (frames
+    that reached a panel), ``frames_dropped`` (replaced before the writer took them),
+    ``frames_skipped`` (equal to the frame already given).  :attr:`state`,
+    :attr:`error` (the one-line reason while gone) and :attr:`device` (the current luma
+    device, ``None`` before the first success) describe the connection.
+    """
+
+    persist = True
+    """The luma devices the writer builds have ``persist = True`` (luma's exit hook leaves
+    the last frame on the panel)."""
+
+    def __init__(
+        self,
+        writer: BusWriter,
+        seat: int,
+        name: str,
+        link: PanelLink,
+        size: tuple[int, int],
+        mode: str = "1",
+    ) -> None:
+        self.seat = seat
+        self.name = name
+        self.bus = writer.bus
+        self.frames_sent = 0
+        self.frames_dropped = 0
+        self.frames_skipped = 0
+        self._writer = writer
+        self._link = link
+        self._size = size
+        self._mode = mode
+        # Guarded by the writer's condition:
+        self._newest: Image.Image | None = None
+        self._newest_bytes: bytes | None = None
+        self._dirty = False
+        self._state = DisplayState.OPENING
+        self._error: str | None = None
+        self._reported = False
+        self._failures = 0
+        self._next_try_ns = 0
+        # Writer thread only:
+        self._device: Any = None
+        self._shown: bytes | None = None
+
+    @property
+    def width(self) -> int:
+        """Width in pixels."""
+        return self._size[0]
+
+    @property
+    def height(self) -> int:
+        """Height in pixels."""
+        return self._size[1]
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """``(width, height)`` in pixels."""
+        return self._size
+
+    @property
+    def mode(self) -> str:
+        """PIL mode of the images it takes: ``"1"``."""
+        return self._mode
+
+    @property
+    def state(self) -> DisplayState:
+        """The connection: :class:`DisplayState`."""
+        with self._writer._cond:
+            return self._state
+
+    @property
+    def error(self) -> str | None:
+        """Why the display is gone (one line), ``None`` otherwise."""
+        with self._writer._cond:
+            return self._error
+
+    @property
+    def device(self) -> Any:
+        """The luma device the writer built last, or ``None`` before the first success."""
+        return self._device
+
+    def display(self, image: Image.Image) -> None:
+        """Hand ``image`` to the writer and return at once (the transfer runs on its thread).
+
+        ``image``: a PIL image of this display's ``size`` and ``mode``; copied, so the
+        caller may reuse it.  A bus failure never raises here: it reaches ``on_gone``.
+        Raises :class:`~drivers.errors.DriverValueError` for an image of the wrong size or
+        mode and :class:`~drivers.errors.DriverClosedError` after the writer's ``close()``.
+        """
+        if image.size != self._size or image.mode != self._mode:
+            raise DriverValueError(
+                self.name,
+                f"frame is {image.mode} {image.size[0]}x{image.size[1]}, "
+                f"the screen takes {self._mode} {self._size[0]}x{self._size[1]}",
+                seat=self.seat,
+            )
+        data = image.tobytes()
+        cond = self._writer._cond
+        with cond:
+            if self._writer._closed:
+                raise DriverClosedError(self.name, "used after close()", seat=self.seat)
+            if data == self._newest_bytes:
+                self.frames_skipped += 1
+                return
+            if self._dirty:
+                self.frames_dropped += 1
+            self._newest = image.copy()
+            self._newest_bytes = data
+            self._dirty = True
+            cond.notify_all()
+
+    def clear(self) -> None:
+        """Show a blank (all-off) frame, through :meth:`display`."""
+        self.display(Image.new(self._mode, self._size))
+
+    def __repr__(self) -> str:
+        """``<QueuedDisplay seat 2 OLED ... present sent=3 dropped=1 skipped=5>``."""
+        return (
+            f"<QueuedDisplay seat {self.seat} {self.name} {self._state} sent={self.frames_sent}"
+            f" dropped={self.frames_dropped} skipped={self.frames_skipped}>"
+        )
+
+
+class BusWriter(ClosesOnExit):
+    """One I2C bus's (or SPI port's) writer: a thread that sends its displays' newest frames.
+
+    ``bus``: a name for logs and the thread, e.g. ``"i2c-4"``; ``clock``: the
+    :class:`~drivers.clock.Clock` that times retries (default
+    :class:`~drivers.clock.MonotonicClock`); ``on_gone(seat, reason)`` /
+    ``on_back(seat)``: called on the writer thread (see the module docstring); ``retry_ns``
+    / ``max_retry_ns``: ``int`` ns, the first and the longest wait between tries of a gone
+    display; ``thread``: False starts no thread; then :meth:`run_once` does one pass on the
+    caller's thread (tests, with a fake clock).
+
+    Raises :class:`~drivers.errors.DriverValueError` for a ``retry_ns`` that is not an
+    ``int`` > 0 or a ``max_retry_ns`` below it.
+    """
+
+    def __init__(
+        self,
+        bus: str,
+        *,
+        clock: Clock | None = None,
+        on_gone: GoneCallback | None = None,
+        on_back: BackCallback | None = None,
+        retry_ns: int = RETRY_NS,
+        max_retry_ns: int = MAX_RETRY_NS,
+        thread: bool = True,
+    ) -> None:
+        check_retry(f"OLED writer {bus}", retry_ns, max_retry_ns)
+        self.bus = bus
+        self.clock: Clock = clock if clock is not None else MonotonicClock()
+        self._on_gone = on_gone
+        self._on_back = on_back
+        self._retry_ns = retry_ns
+        self._max_retry_ns = max_retry_ns
+        self._cond = threading.Condition()
+        self._displays: list[QueuedDisplay] = []
+        self._closed = False
+        self._busy = False
+        self._thread: threading.Thread | None = None
+        if thread:
+            self._thread = threading.Thread(
+                target=self._run, name=f"oled-writer {bus}", daemon=True
+            )
+            self._thread.start()
+
+    @property
+    def displays(self) -> Sequence[QueuedDisplay]:
+        """The displays on this bus, in the order they were added."""
+        with self._cond:
+            return tuple(self._displays)
+
+    @property
+    def threaded(self) -> bool:
+        """True when the writer has its own thread (``thread=True``)."""
+        return self._thread is not None
+
+    def add(
+        self, seat: int, name: str, link: PanelLink, size: tuple[int, int], mode: str = "1"
+    ) -> QueuedDisplay:
+        """Add a display on this bus; the writer tries it on its next pass.
+
+        ``seat``: ``int``; ``name``: the display in messages (``"OLED ssd1306 at i2c-4
+        0x3C"``); ``link``: its :class:`PanelLink`; ``size``: ``(width, height)`` pixels of
+        the frames it takes; ``mode``: their PIL mode.  Returns the
+        :class:`QueuedDisplay`.  Raises :class:`~drivers.errors.DriverClosedError` after
+        :meth:`close`.
+        """
+        display = QueuedDisplay(self, seat, name, link, size, mode)
+        with self._cond:
+            if self._closed:
+                raise DriverClosedError(name, "used after close()", seat=seat)
+            self._displays.append(display)
+            self._cond.notify_all()
+        return display
+
+    def run_once(self) -> int | None:
+        """One pass on the caller's thread (a writer made with ``thread=False``).
+
+        For each display in turn: a present one gets its newest frame if it has a new one;
+        an opening one, or a gone one whose retry time (by the writer's clock) has come, is
+        probed, rebuilt and sent its newest frame whole.  Returns the next retry time
+        (``int`` CLOCK_MONOTONIC ns of the writer's clock) or ``None`` when no display is
+        gone.  Raises :class:`~drivers.errors.DriverValueError` on a threaded writer (two
+        senders on one bus) and :class:`~drivers.errors.DriverClosedError` after
+        :meth:`close`.
+        """
+        if self._thread is not None:
+            raise DriverValueError(
+                f"OLED writer {self.bus}", "run_once() is for a writer made with thread=False"
+            )
+        if self._closed:
+            raise DriverClosedError(f"OLED writer {self.bus}", "used after close()")
+        self._pass(final=False)
+        with self._cond:
+            return self._next_retry_ns()
+
+    def flush(self, timeout_s: float = 1.0) -> bool:
+        """Wait until every present display's newest frame went out (or failed).
+
+        ``timeout_s``: seconds to wait at most (a threaded writer); a writer without a
+        thread runs one pass instead.  Gone displays waiting for their retry do not count.
+        Returns True when nothing is left to send, False on timeout.
+        """
+        if self._thread is None:
+            if not self._closed:
+                self._pass(final=False)
+            with self._cond:
+                return not self._pending()
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._busy and not self._pending(), timeout_s)
+
+    def close(self, timeout_s: float = CLOSE_TIMEOUT_S) -> None:
+        """Stop the writer; idempotent.
+
+        The thread sends the newest frames still pending to present displays (no retries),
+        then ends; :meth:`close` joins it, waiting at most ``timeout_s`` seconds (a transfer
+        stuck in the kernel; the thread is a daemon and cannot hold the process), then
+        releases the links' serial interfaces.  Nothing is reported after it returns.
+        """
+        with self._cond:
+            if self._closed:
+                return
+            self._closed = True
+            self._cond.notify_all()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout_s)
+            if thread.is_alive():
+                log.warning("OLED writer %s: a transfer did not end in %.1f s", self.bus, timeout_s)
+                return
+        for display in self._displays:
+            display._link.release()
+
+    def __repr__(self) -> str:
+        """``<BusWriter i2c-4 2 displays>``; ``closed`` after :meth:`close`."""
+        if self._closed:
+            return f"<BusWriter {self.bus} closed>"
+        return f"<BusWriter {self.bus} {len(self._displays)} displays>"
+
+    # --- the writer -------------------------------------------------------------------
+
+    def _run(self) -> None:
+        """The thread: wait for work (a frame, a due retry, close), do a pass, repeat."""
+        while True:
+            with self._cond:
+                while not self._closed and not self._due(self.clock.now_ns()):
+                    self._cond.wait(self._timeout_s())
+                closing = self._closed
+            self._pass(final=closing)
+            if closing:
+                return
+
+    def _pass(self, *, final: bool) -> None:
+        """Serve every display once; ``final``: send pending frames only (closing)."""
+        with self._cond:
+            self._busy = True
+            displays = list(self._displays)
+        try:
+            for display in displays:
+                self._serve(display, final)
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+    def _serve(self, d: QueuedDisplay, final: bool) -> None:
+        """Send ``d``'s newest frame, or (re)connect it when it is opening or due."""
+        now = self.clock.now_ns()
+        with self._cond:
+            state = d._state
+            if state is DisplayState.PRESENT:
+                if not d._dirty:
+                    return
+            elif final or (state is DisplayState.GONE and now < d._next_try_ns):
+                return
+            frame, data = d._newest, d._newest_bytes
+            d._dirty = False
+        if state is DisplayState.PRESENT:
+            if frame is not None and data != d._shown:
+                self._send(d, frame, data)
+            return
+        self._connect(d, frame, data)
+
+    def _send(self, d: QueuedDisplay, frame: Image.Image, data: bytes | None) -> bool:
+        """Send one frame to ``d``'s current device; a failure marks ``d`` gone."""
+        try:
+            d._device.display(frame)
+        except _BUS_ERRORS as exc:
+            self._failed(
+                d,
+                DeviceUnavailableError(
+                    d.name, f"stopped answering ({_one_line(exc)}) — check its cable", seat=d.seat
+                ),
+            )
+            return False
+        except Exception as exc:
+            log.exception("%s seat %d: display() raised", d.name, d.seat)
+            self._failed(
+                d, DeviceUnavailableError(d.name, f"display failed ({_one_line(exc)})", seat=d.seat)
+            )
+            return False
+        d._shown = data
+        with self._cond:
+            d.frames_sent += 1
+        return True
+
+    def _connect(self, d: QueuedDisplay, frame: Image.Image | None, data: bytes | None) -> None:
+        """Probe, build anew, send the newest frame whole; report ``on_back`` if it was gone."""
+        try:
+            d._link.probe()
+            device = d._link.build()
+        except DriverError as exc:
+            self._failed(d, exc)
+            return
+        except _BUS_ERRORS as exc:
+            self._failed(
+                d,
+                DeviceUnavailableError(
+                    d.name, f"not found ({_one_line(exc)}) — check its cable", seat=d.seat
+                ),
+            )
+            return
+        except Exception as exc:
+            log.exception("%s seat %d: opening raised", d.name, d.seat)
+            self._failed(
+                d, DeviceUnavailableError(d.name, f"open failed ({_one_line(exc)})", seat=d.seat)
+            )
+            return
+        d._device = device
+        d._shown = None
+        if frame is not None and not self._send(d, frame, data):
+            return
+        with self._cond:
+            was_reported = d._reported
+            d._state = DisplayState.PRESENT
+            d._error = None
+            d._reported = False
+            d._failures = 0
+        if was_reported:
+            self._callback(self._on_back, d.seat)
+
+    def _failed(self, d: QueuedDisplay, err: DriverError) -> None:
+        """Mark ``d`` gone, schedule its next try, report ``on_gone`` if not yet reported."""
+        now = self.clock.now_ns()
+        reason = _one_line(err)
+        with self._cond:
+            first = not d._reported
+            d._state = DisplayState.GONE
+            d._error = reason
+            d._reported = True
+            d._shown = None
+            d._next_try_ns = now + min(self._retry_ns << min(d._failures, 32), self._max_retry_ns)
+            d._failures += 1
+        if first:
+            self._callback(self._on_gone, d.seat, reason)
+
+    def _callback(self, callback: Callable[..., None] | None, *args: object) -> None:
+        """Call ``callback(*args)``; an exception is logged, never kills the writer."""
+        if callback is None:
+            return
+        try:
+            callback(*args)
+        except Exception:
+            log.exception("OLED writer %s: callback %r raised", self.bus, callback)
+
+    # --- bookkeeping (called with the condition held) -----------------------------------
+
+    def _pending(self) -> bool:
+        """True while a display is opening or a present one has a frame to send."""
+        return any(
+            d._state is DisplayState.OPENING or (d._state is DisplayState.PRESENT and d._dirty)
+            for d in self._displays
+        )
+
+    def _due(self, now_ns: int) -> bool:
+        """True when a pass would do something at ``now_ns``."""
+        retry = self._next_retry_ns()
+        return self._pending() or (retry is not None and retry <= now_ns)
+
+    def _next_retry_ns(self) -> int | None:
+        """The earliest retry time of a gone display, ``None`` when none is gone."""
+        times = [d._next_try_ns for d in self._displays if d._state is DisplayState.GONE]
+        return min(times) if times else None
+
+    def _timeout_s(self) -> float | None:
+        """Seconds until the next retry (by the writer's clock), ``None``: wait for a frame."""
+        retry = self._next_retry_ns()
+        if retry is None:
+            return None
+        return max(0.0, (retry - self.clock.now_ns()) / 1e9)
+
+
+def check_retry(where: str, retry_ns: object, max_retry_ns: object) -> None:
+    """Check a retry policy: ``retry_ns`` an ``int`` > 0, ``max_retry_ns`` an ``int`` >= it.
+
+    ``where`` names the owner in the message.  Raises
+    :class:`~drivers.errors.DriverValueError` naming the bad argument.
+
+    >>> check_retry("OLED writer i2c-1", 0, 5)
+    Traceback (most recent call last):
+    ...
+    drivers.errors.DriverValueError: OLED writer i2c-1: retry_ns must be an int > 0 ns, got 0
+    """
+    if not _is_int(retry_ns) or retry_ns <= 0:
+        raise DriverValueError(where, f"retry_ns must be an int > 0 ns, got {retry_ns!r}")
+    if not _is_int(max_retry_ns) or max_retry_ns < retry_ns:
+        raise DriverValueError(
+            where, f"max_retry_ns must be an int >= retry_ns ({retry_ns}), got {max_retry_ns!r}"
+        )
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    """True for an ``int`` that is not a ``bool``."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _one_line(exc: BaseException | str) -> str:
+    """``str(exc)`` on one line (luma and OS messages are single lines, but be sure)."""
+    text = (str(exc) or type(exc).__name__) if isinstance(exc, BaseException) else exc
+    return " ".join(text.split())
