@@ -3,9 +3,12 @@
 Modes (``TableDisplay(mode=...)``), each an SDL video driver picked by ``SDL_VIDEODRIVER``
 before ``pygame.display.init()`` (hardware-facts.md, "pygame-ce"):
 
-- ``"kmsdrm"``: a Pi console without a desktop; fullscreen at the screen's current mode.
-  Needs pygame-ce (the PyPI ``pygame`` wheel's SDL has no KMSDRM), ``/dev/dri/card*``, no
-  desktop holding DRM master, and the user in groups video, render and input.
+- ``"kmsdrm"``: a Pi console without a desktop; fullscreen at the screen's native mode,
+  cursor hidden, flips that wait for the vblank (below).  Needs pygame-ce (the PyPI
+  ``pygame`` wheel's SDL has no KMSDRM), ``/dev/dri/card*``, no desktop holding DRM master,
+  the user in groups video, render and input, and Mesa's libgbm1/libegl1/libgles2.  What
+  is missing is checked before SDL is asked (:func:`check_kmsdrm`) or read from SDL's
+  refusal, and said in one line with the fix.
 - ``"window"``: a resizable desktop window (SDL's default driver: x11, wayland, ...);
   refused, not silently headless, when SDL finds no desktop and picks ``offscreen``.
 - ``"dummy"``: SDL's dummy driver: no screen at all; tests and headless runs.
@@ -14,8 +17,16 @@ before ``pygame.display.init()`` (hardware-facts.md, "pygame-ce"):
   exists, else ``dummy``.
 
 :meth:`TableDisplay.flip` and :meth:`TableDisplay.update` return the clock's
-CLOCK_MONOTONIC ns just after the frame went out: the slap window's ``t0``
-(architecture.md, "Slap arbitration" item 1).
+CLOCK_MONOTONIC ns just after the frame went out, plus the TV's own ``lag_ns``: the slap
+window's ``t0`` (architecture.md, "Slap arbitration" item 1).  On kmsdrm "went out" is the
+vblank: under KMSDRM pygame's window goes through a GLES2 renderer whose swap by default
+only waits for the *previous* page flip and may flip asynchronously (tearing), so
+``SDL_VIDEO_DOUBLE_BUFFER=1`` is set before ``pygame.display.init()`` and the mode is set
+with ``vsync=1``: SDL's ``KMSDRM_GLES_SwapWindow`` then queues the flip for the next
+vblank and waits for it before returning (hardware-facts.md, "pygame-ce"; SDL 2.32
+``SDL_kmsdrmopengles.c``).  The TV adds its own processing delay, a constant a builder
+measures once (e.g. a photodiode on a spare GPIO, stamped in the buttons' clock) and
+passes as ``lag_ns``.
 
 pygame is imported only when a :class:`TableDisplay` is opened, never when ``drivers`` is
 imported: driver threads and the engine never touch it, and ``device/`` decides when.
@@ -25,10 +36,15 @@ One :class:`TableDisplay` per process (SDL has one video subsystem); it owns
 
 from __future__ import annotations
 
+import ctypes.util
 import glob
+import logging
 import os
+import pwd
+import re
+import warnings
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from drivers.clock import Clock, MonotonicClock
 from drivers.closing import ClosesOnExit
@@ -37,7 +53,16 @@ from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverValu
 if TYPE_CHECKING:
     import pygame
 
-__all__ = ["DEFAULT_SIZES", "MODES", "TableDisplay", "resolve_mode"]
+__all__ = [
+    "DEFAULT_SIZES",
+    "KMSDRM_LIBRARIES",
+    "MODES",
+    "TableDisplay",
+    "check_kmsdrm",
+    "resolve_mode",
+]
+
+log = logging.getLogger(__name__)
 
 MODES: tuple[str, ...] = ("auto", "kmsdrm", "window", "dummy")
 """The accepted ``mode`` words."""
@@ -47,8 +72,22 @@ DEFAULT_SIZES: Mapping[str, tuple[int, int]] = {
     "window": (1280, 720),
     "dummy": (1920, 1080),
 }
-"""Size when none is given: kmsdrm takes the screen's own mode ((0, 0) asks SDL for it); a
-window starts at 1280x720; dummy renders the 1920x1080 logical frame of screens.md."""
+"""Size when none is given: kmsdrm takes the screen's native mode (SDL's desktop size, read
+after init; (0, 0) stands for it); a window starts at 1280x720; dummy renders the 1920x1080
+logical frame of screens.md."""
+
+KMSDRM_LIBRARIES: Mapping[str, str] = {
+    "drm": "libdrm2",
+    "gbm": "libgbm1",
+    "EGL": "libegl1",
+    "GLESv2": "libgles2",
+}
+"""The system libraries SDL's KMSDRM driver dlopens (pygame-ce's wheel does not bundle
+them; hardware-facts.md, "pygame-ce"), by ``ctypes.util.find_library`` name -> Debian
+package."""
+
+_KMSDRM = "table display (kmsdrm)"
+_CARD = re.compile(r"card[0-9]+")
 
 _WINDOW_DRIVERS = ("x11", "wayland", "cocoa", "windows")
 """``SDL_VIDEODRIVER`` values that mean a desktop window (kept as the user set them)."""
@@ -107,22 +146,101 @@ def resolve_mode(
     return "kmsdrm" if has_drm else "dummy"
 
 
+def check_kmsdrm(
+    dri_dir: str | os.PathLike[str] = "/dev/dri",
+    drm_sysfs: str | os.PathLike[str] = "/sys/class/drm",
+    environ: Mapping[str, str] | None = None,
+) -> tuple[str, ...]:
+    """Check what SDL's KMSDRM driver needs before it is asked; return the usable cards.
+
+    ``dri_dir``: where the DRM nodes are (``/dev/dri``); ``drm_sysfs``: where the kernel
+    lists each card's connectors (``/sys/class/drm/card1-HDMI-A-1/status``); ``environ``:
+    for ``SDL_KMSDRM_DEVICE_INDEX`` (default ``os.environ``).  SDL 2.32 answers
+    ``"kmsdrm not available"`` alike for a missing card, one it may not open, one whose
+    connectors are all disconnected and one whose DRM master another program holds
+    (``SDL_kmsdrmvideo.c`` ``get_driindex``), so the first three are told apart here.
+    Returns the ``card*`` paths the process may open read-write, in order.
+
+    Raises :class:`~drivers.errors.DeviceUnavailableError` (one line, with the fix) when
+    there is no ``card*`` (KMS is off), none may be opened (groups video and render), or
+    every connector the kernel lists is disconnected (no screen); and
+    :class:`~drivers.errors.DriverValueError` for an ``SDL_KMSDRM_DEVICE_INDEX`` that is not
+    a card number.
+    """
+    env = os.environ if environ is None else environ
+    root = os.fspath(dri_dir)
+    names = sorted((n for n in _listdir(root) if _CARD.fullmatch(n)), key=lambda n: int(n[4:]))
+    index = env.get("SDL_KMSDRM_DEVICE_INDEX", "").strip()
+    if index:
+        if not index.isdigit():
+            raise DriverValueError(
+                _KMSDRM, f"SDL_KMSDRM_DEVICE_INDEX must be a card number, got {index!r}"
+            )
+        if f"card{int(index)}" not in names:
+            found = ", ".join(names) or "none"
+            raise DeviceUnavailableError(
+                _KMSDRM,
+                f"SDL_KMSDRM_DEVICE_INDEX={index} but there is no {root}/card{int(index)}"
+                f" (cards: {found}); unset it or pick a card that exists",
+            )
+        names = [f"card{int(index)}"]
+    if not names:
+        raise DeviceUnavailableError(
+            _KMSDRM,
+            f"no {root}/card* (KMS is off): add dtoverlay=vc4-kms-v3d to"
+            " /boot/firmware/config.txt and reboot; without a screen use mode dummy",
+        )
+    cards = [os.path.join(root, n) for n in names]
+    usable = [c for c in cards if os.access(c, os.R_OK | os.W_OK)]
+    if not usable:
+        user = _user()
+        raise DeviceUnavailableError(
+            _KMSDRM,
+            f"permission denied on {', '.join(cards)}: add {user} to groups video and render"
+            f" (sudo usermod -aG video,render {user}, or SupplementaryGroups=video render"
+            " input in the service), then log in again",
+        )
+    usable_names = [os.path.basename(c) for c in usable]
+    connectors = [
+        (os.path.basename(os.path.dirname(path)), _read(path))
+        for n in usable_names
+        for path in sorted(glob.glob(os.path.join(os.fspath(drm_sysfs), f"{n}-*", "status")))
+    ]
+    if connectors and all(status != "connected" for _, status in connectors):
+        listed = ", ".join(name for name, _ in connectors)
+        raise DeviceUnavailableError(
+            _KMSDRM,
+            f"no screen connected ({listed}: not connected): check the HDMI cable and that"
+            " the TV is on, then start again",
+        )
+    return tuple(usable)
+
+
 class TableDisplay(ClosesOnExit):
     """The table display: owns ``pygame.display`` and reports when each frame went out.
 
     ``mode``: one of :data:`MODES` (see the module docstring); ``size``: ``(width,
-    height)`` pixels, default :data:`DEFAULT_SIZES` for the resolved mode (on kmsdrm a size
-    asks for that fullscreen mode); ``clock``: the :class:`~drivers.clock.Clock` read just
-    after each flip (default :class:`~drivers.clock.MonotonicClock`); ``title``: the
-    window caption.
+    height)`` pixels, default :data:`DEFAULT_SIZES` for the resolved mode (on kmsdrm the
+    screen's native mode; a size asks SDL for the closest fullscreen mode, which makes the
+    TV switch modes); ``clock``: the :class:`~drivers.clock.Clock` read just after each
+    flip (default :class:`~drivers.clock.MonotonicClock`); ``title``: the window caption;
+    ``lag_ns``: ``int`` >= 0 ns the TV takes from the vblank to showing the frame, added to
+    every time :meth:`flip` and :meth:`update` return (default 0); ``dri_dir`` /
+    ``drm_sysfs``: where :func:`check_kmsdrm` looks (kmsdrm only; tests point them at a
+    fake tree).
 
     Sets ``SDL_VIDEODRIVER`` for the resolved mode before ``pygame.display.init()``
-    (re-initialising the display if something else initialised it with another driver)
-    and restores the previous value on :meth:`close`.
+    (re-initialising the display if something else initialised it with another driver),
+    on kmsdrm also ``SDL_VIDEO_DOUBLE_BUFFER=1``, and restores both on :meth:`close`.  On
+    kmsdrm the mode is set fullscreen with ``vsync=1`` and the cursor hidden; :attr:`vsync`
+    says whether SDL took vsync (if it refuses, frames still go out, without waiting for
+    the vblank, and a warning is logged).
 
-    Raises :class:`~drivers.errors.DriverValueError` for an unknown mode or a bad size and
-    :class:`~drivers.errors.DeviceUnavailableError` when SDL cannot open the display; the
-    message names the mode and the fix.
+    Raises :class:`~drivers.errors.DriverValueError` for an unknown mode, a bad size or
+    ``lag_ns``, and :class:`~drivers.errors.DeviceUnavailableError` when the display cannot
+    be opened; the message names the mode and the fix (no ``/dev/dri/card*``, no
+    permission, no screen connected, DRM master held by another program, Mesa libraries
+    missing).
     """
 
     def __init__(
@@ -131,6 +249,10 @@ class TableDisplay(ClosesOnExit):
         size: tuple[int, int] | None = None,
         clock: Clock | None = None,
         title: str = "partytable",
+        *,
+        lag_ns: int = 0,
+        dri_dir: str | os.PathLike[str] = "/dev/dri",
+        drm_sysfs: str | os.PathLike[str] = "/sys/class/drm",
     ) -> None:
         self.mode = resolve_mode(mode)
         self.requested_mode = mode
@@ -139,10 +261,23 @@ class TableDisplay(ClosesOnExit):
                 f"table display ({self.mode})",
                 f"size must be (width, height) positive ints, got {size!r}",
             )
+        if not isinstance(lag_ns, int) or isinstance(lag_ns, bool) or lag_ns < 0:
+            raise DriverValueError(
+                f"table display ({self.mode})",
+                f"lag_ns must be an int >= 0 nanoseconds, got {lag_ns!r}",
+            )
         self.clock: Clock = clock if clock is not None else MonotonicClock()
         self.title = title
+        self.lag_ns = lag_ns
+        self.vsync = False
+        """True when SDL accepted ``vsync=1`` (kmsdrm): each flip waits for its vblank."""
+        self.cards: tuple[str, ...] = ()
+        """The DRM cards :func:`check_kmsdrm` found usable (kmsdrm), else empty."""
+        self._dri_dir = dri_dir
+        self._drm_sysfs = drm_sysfs
         self._closed = False
         self._saved_driver = os.environ.get("SDL_VIDEODRIVER")
+        self._saved_double_buffer = os.environ.get("SDL_VIDEO_DOUBLE_BUFFER")
         self._flags = 0
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
@@ -172,26 +307,31 @@ class TableDisplay(ClosesOnExit):
         return str(self._pygame.display.get_driver())
 
     def flip(self) -> int:
-        """Show the whole surface; return ``clock.now_ns()`` read just after (``int`` ns).
+        """Show the whole surface; return when it is on the TV: ``int`` CLOCK_MONOTONIC ns.
 
-        Raises :class:`~drivers.errors.DriverClosedError` after :meth:`close`.
+        That is ``clock.now_ns()`` read just after the flip returned (on kmsdrm with
+        :attr:`vsync`: the vblank the frame went out on) plus :attr:`lag_ns`.  Raises
+        :class:`~drivers.errors.DriverClosedError` after :meth:`close`.
         """
         self._check_open()
         self._pygame.display.flip()
-        return self.clock.now_ns()
+        return self.clock.now_ns() + self.lag_ns
 
     def update(self, rects: Iterable[pygame.Rect | tuple[int, int, int, int]]) -> int:
-        """Show only ``rects`` (pygame ``Rect`` or ``(x, y, w, h)``); return the time after.
+        """Show only ``rects`` (pygame ``Rect`` or ``(x, y, w, h)``); return the time as flip.
 
-        An empty ``rects`` sends nothing but still returns the time.  Returns
-        ``clock.now_ns()`` (``int`` CLOCK_MONOTONIC ns).  Raises
+        Returns ``clock.now_ns()`` after the update plus :attr:`lag_ns` (``int``
+        CLOCK_MONOTONIC ns).  On kmsdrm pygame's renderer shows the whole surface whatever
+        the rects (a full flip at the vblank).  An empty ``rects`` sends nothing and
+        returns ``clock.now_ns()`` without the lag (no frame went out).  Raises
         :class:`~drivers.errors.DriverClosedError` after :meth:`close`.
         """
         self._check_open()
         boxes = [self._pygame.Rect(r) for r in rects]
-        if boxes:
-            self._pygame.display.update(boxes)
-        return self.clock.now_ns()
+        if not boxes:
+            return self.clock.now_ns()
+        self._pygame.display.update(boxes)
+        return self.clock.now_ns() + self.lag_ns
 
     def resized(self, size: tuple[int, int] | None = None) -> pygame.Surface:
         """Follow a window resize; return the (possibly new) surface.
@@ -215,17 +355,16 @@ class TableDisplay(ClosesOnExit):
         return self._surface
 
     def close(self) -> None:
-        """Shut ``pygame.display`` down and restore ``SDL_VIDEODRIVER``; idempotent."""
+        """Shut ``pygame.display`` down, restore ``SDL_VIDEODRIVER`` and
+        ``SDL_VIDEO_DOUBLE_BUFFER``; idempotent."""
         if self._closed:
             return
         self._closed = True
         pygame = getattr(self, "_pygame", None)
         if pygame is not None:
             pygame.display.quit()
-        if self._saved_driver is None:
-            os.environ.pop("SDL_VIDEODRIVER", None)
-        else:
-            os.environ["SDL_VIDEODRIVER"] = self._saved_driver
+        _restore_env("SDL_VIDEODRIVER", self._saved_driver)
+        _restore_env("SDL_VIDEO_DOUBLE_BUFFER", self._saved_double_buffer)
 
     def __repr__(self) -> str:
         """``<TableDisplay dummy 1920x1080>`` style summary."""
@@ -235,8 +374,11 @@ class TableDisplay(ClosesOnExit):
         return f"<TableDisplay {self.mode} {width}x{height}>"
 
     def _open(self, size: tuple[int, int]) -> None:
-        """Pick the SDL driver, init the display, set the mode."""
+        """Check kmsdrm's needs, pick the SDL driver, init the display, set the mode."""
         pygame = self._pygame
+        if self.mode == "kmsdrm":
+            self.cards = check_kmsdrm(self._dri_dir, self._drm_sysfs)
+            os.environ["SDL_VIDEO_DOUBLE_BUFFER"] = "1"
         wanted = self._sdl_driver()
         if pygame.display.get_init():
             current = str(pygame.display.get_driver()).lower()
@@ -257,12 +399,54 @@ class TableDisplay(ClosesOnExit):
                 raise self._unavailable(f"SDL found no desktop and chose {driver!r}")
         if self.mode == "kmsdrm":
             self._flags = pygame.FULLSCREEN
-        elif self.mode == "window":
-            self._flags = pygame.RESIZABLE
-        self._surface = self._set_mode(size)
+            if size == (0, 0):
+                size = self._native_size()
+            self._surface = self._set_vsync_mode(size)
+        else:
+            if self.mode == "window":
+                self._flags = pygame.RESIZABLE
+            self._surface = self._set_mode(size)
         pygame.display.set_caption(self.title)
         if self.mode == "kmsdrm":
             pygame.mouse.set_visible(False)
+
+    def _native_size(self) -> tuple[int, int]:
+        """The screen's current (native) mode, from SDL after init; (0, 0) if SDL has none."""
+        sizes = self._pygame.display.get_desktop_sizes()
+        return tuple(sizes[0]) if sizes else (0, 0)  # type: ignore[return-value]
+
+    def _set_vsync_mode(self, size: tuple[int, int]) -> pygame.Surface:
+        """Set the kmsdrm mode with ``vsync=1``; without vsync (and a warning) if SDL refuses.
+
+        pygame-ce 2.5.8 raises ``"could not enable vsync"`` when its renderer has no
+        PRESENTVSYNC, and warns ``"no fast renderer available"`` on a software renderer
+        (``src_c/display.c``); both become log lines naming the fix.
+        """
+        display = self._pygame.display
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                surface = cast("pygame.Surface", display.set_mode(size, self._flags, vsync=1))
+                self.vsync = True
+            except self._pygame.error as exc:
+                if "vsync" not in str(exc).lower():
+                    raise self._unavailable(exc) from exc
+                log.warning(
+                    "%s: SDL refused vsync (%s): flips will not wait for the vblank, so"
+                    " slap windows open up to a frame early; check Mesa (libgles2) and"
+                    " dtoverlay=vc4-kms-v3d",
+                    _KMSDRM,
+                    exc,
+                )
+                surface = self._set_mode(size)
+        for warning in caught:
+            log.warning(
+                "%s: %s: SDL draws in software (slow frames); install Mesa (libegl1,"
+                " libgles2) and enable dtoverlay=vc4-kms-v3d",
+                _KMSDRM,
+                warning.message,
+            )
+        return surface
 
     def _set_mode(self, size: tuple[int, int]) -> pygame.Surface:
         """``pygame.display.set_mode`` with this mode's flags, errors made driver errors."""
@@ -281,14 +465,71 @@ class TableDisplay(ClosesOnExit):
     def _unavailable(self, exc: BaseException | str) -> DeviceUnavailableError:
         """A one-line error naming the mode, SDL's complaint and the fix."""
         fix = _FIXES[self.mode]
-        if self.mode == "kmsdrm" and not getattr(self._pygame, "IS_CE", False):
-            fix = "classic pygame's SDL has no KMSDRM driver: install pygame-ce instead"
-        return DeviceUnavailableError(f"table display ({self.mode})", f"cannot open ({exc}); {fix}")
+        if self.mode == "kmsdrm":
+            fix = self._kmsdrm_fix(str(exc))
+        text = " ".join(str(exc).split())
+        return DeviceUnavailableError(
+            f"table display ({self.mode})", f"cannot open ({text}); {fix}"
+        )
+
+    def _kmsdrm_fix(self, sdl_error: str) -> str:
+        """What to do when SDL refused kmsdrm although :func:`check_kmsdrm` passed."""
+        if not getattr(self._pygame, "IS_CE", False):
+            return "classic pygame's SDL has no KMSDRM driver: install pygame-ce instead"
+        missing = [
+            pkg for lib, pkg in KMSDRM_LIBRARIES.items() if not ctypes.util.find_library(lib)
+        ]
+        if missing:
+            return (
+                f"SDL's KMSDRM driver needs {', '.join(missing)}: sudo apt install"
+                f" {' '.join(missing)}"
+            )
+        if "not available" in sdl_error:
+            cards = ", ".join(self.cards) or "the DRM card"
+            return (
+                f"another program holds DRM master on {cards}: a desktop (boot to the console:"
+                " sudo raspi-config nonint do_boot_behaviour B1, or stop its display manager)"
+                " or a second partytable; only one program can drive the screen"
+            )
+        return _FIXES["kmsdrm"]
 
     def _check_open(self) -> None:
         """Raise :class:`~drivers.errors.DriverClosedError` after :meth:`close`."""
         if self._closed:
             raise DriverClosedError(f"table display ({self.mode})", "used after close()")
+
+
+def _listdir(path: str) -> list[str]:
+    """The names in directory ``path``; empty when it is missing or unreadable."""
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+def _read(path: str) -> str:
+    """A sysfs attribute's text, stripped; ``""`` when it cannot be read."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def _user() -> str:
+    """The name of the user this process runs as (for the group fix), or ``$USER``."""
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return os.environ.get("USER", "the service user")
+
+
+def _restore_env(name: str, value: str | None) -> None:
+    """Set environment variable ``name`` back to ``value`` (``None``: unset it)."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 def _valid_size(size: object) -> bool:

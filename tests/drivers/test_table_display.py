@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes.util
+import logging
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +17,92 @@ import pytest
 
 from drivers.clock import FakeClock
 from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverValueError
-from drivers.table_display import DEFAULT_SIZES, TableDisplay, resolve_mode
+from drivers.table_display import DEFAULT_SIZES, TableDisplay, check_kmsdrm, resolve_mode
 
 
 @pytest.fixture
 def clock() -> FakeClock:
     """A fake clock at 1 s."""
     return FakeClock(start_ns=1_000_000_000)
+
+
+@dataclass
+class DrmTree:
+    """A fake ``/dev/dri`` and ``/sys/class/drm``: a Pi 4/5 with card0 (v3d, render only)
+    and card1 (vc4: HDMI-A-1 connected, HDMI-A-2 not)."""
+
+    root: Path
+    dri: Path = field(init=False)
+    sysfs: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.dri = self.root / "dev" / "dri"
+        self.sysfs = self.root / "sys" / "class" / "drm"
+        self.dri.mkdir(parents=True)
+        for name in ("card0", "card1", "renderD128"):
+            (self.dri / name).touch()
+        self.connector("card1-HDMI-A-1", "connected")
+        self.connector("card1-HDMI-A-2", "disconnected")
+
+    def connector(self, name: str, status: str) -> None:
+        """Add or change connector ``name``'s status file."""
+        (self.sysfs / name).mkdir(parents=True, exist_ok=True)
+        (self.sysfs / name / "status").write_text(status + "\n")
+
+    def open(self, clock: FakeClock, **kwargs: Any) -> TableDisplay:
+        """TableDisplay('kmsdrm') looking at this tree."""
+        return TableDisplay("kmsdrm", clock=clock, dri_dir=self.dri, drm_sysfs=self.sysfs, **kwargs)
+
+
+@pytest.fixture
+def drm_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DrmTree:
+    """A fake DRM tree (see :class:`DrmTree`); SDL_KMSDRM_DEVICE_INDEX unset."""
+    monkeypatch.delenv("SDL_KMSDRM_DEVICE_INDEX", raising=False)
+    return DrmTree(tmp_path)
+
+
+@dataclass
+class SdlSpy:
+    """What the kmsdrm path asked of SDL: the environment at init and at set_mode, and
+    every set_mode call as (size, flags, vsync)."""
+
+    env_at_init: dict[str, str | None] = field(default_factory=dict)
+    env_at_set_mode: dict[str, str | None] = field(default_factory=dict)
+    set_mode: list[tuple[tuple[int, int], int, int]] = field(default_factory=list)
+    refuse_vsync: bool = False
+
+
+SDL_VARS = ("SDL_VIDEODRIVER", "SDL_VIDEO_DOUBLE_BUFFER")
+
+
+@pytest.fixture
+def kms_on_dummy(monkeypatch: pytest.MonkeyPatch, drm_tree: DrmTree) -> SdlSpy:
+    """Run the kmsdrm path on SDL's dummy driver: init records the environment kmsdrm set
+    up, then initialises SDL with the dummy driver; set_mode records its arguments."""
+    spy = SdlSpy()
+    real_init, real_set_mode = pygame.display.init, pygame.display.set_mode
+
+    def init() -> None:
+        spy.env_at_init = {k: os.environ.get(k) for k in SDL_VARS}
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+        try:
+            real_init()
+        finally:
+            os.environ["SDL_VIDEODRIVER"] = spy.env_at_init["SDL_VIDEODRIVER"] or ""
+
+    def set_mode(
+        size: Any = (0, 0), flags: int = 0, depth: int = 0, display: int = 0, vsync: int = 0
+    ) -> pygame.Surface:
+        spy.env_at_set_mode = {k: os.environ.get(k) for k in SDL_VARS}
+        spy.set_mode.append((tuple(size), flags, vsync))
+        if vsync and spy.refuse_vsync:
+            raise pygame.error("could not enable vsync")
+        return real_set_mode(size, flags, depth, display, vsync)
+
+    monkeypatch.setattr(pygame.display, "init", init)
+    monkeypatch.setattr(pygame.display, "set_mode", set_mode)
+    monkeypatch.delenv("SDL_VIDEO_DOUBLE_BUFFER", raising=False)
+    return spy
 
 
 @pytest.fixture
@@ -96,19 +178,20 @@ def test_reopens_when_pygame_was_initialised_with_another_driver(
 
 
 def test_open_failure_names_the_mode_and_the_fix(
-    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch, drm_tree: DrmTree
 ) -> None:
-    """SDL refusing kmsdrm is one line naming the mode, SDL's words and the fix."""
+    """SDL refusing kmsdrm for another reason is one line: mode, SDL's words, the fix."""
 
     def refuse() -> None:
-        raise pygame.error("kmsdrm not available")
+        raise pygame.error("Could not create GBM surface")
 
     monkeypatch.setattr(pygame.display, "init", refuse)
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: f"lib{name}.so")
     saved = os.environ.get("SDL_VIDEODRIVER")
     with pytest.raises(DeviceUnavailableError) as info:
-        TableDisplay("kmsdrm", clock=clock)
+        drm_tree.open(clock)
     text = str(info.value)
-    assert text.startswith("table display (kmsdrm): cannot open (kmsdrm not available); ")
+    assert text.startswith("table display (kmsdrm): cannot open (Could not create GBM surface); ")
     assert "groups video, render and input" in text
     assert "\n" not in text
     assert os.environ.get("SDL_VIDEODRIVER") == saved
@@ -202,3 +285,200 @@ def test_importing_drivers_does_not_import_pygame() -> None:
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["False", "False", "1"]
+
+
+# --- the TV's lag ----------------------------------------------------------------------
+
+
+def test_lag_is_added_to_every_frame_time(clock: FakeClock) -> None:
+    """flip() and update(rects) return the clock plus lag_ns; an empty update adds none."""
+    with TableDisplay("dummy", (320, 200), clock=clock, lag_ns=23_000_000) as table:
+        assert table.flip() == 1_023_000_000
+        clock.advance(16_666_667)
+        assert table.update([(0, 0, 5, 5)]) == 1_039_666_667
+        assert table.update([]) == 1_016_666_667
+
+
+@pytest.mark.parametrize("lag", [-1, 1.5, True, "5"])
+def test_a_bad_lag_is_refused(clock: FakeClock, lag: Any) -> None:
+    """lag_ns must be an int >= 0 ns; refused before SDL is touched."""
+    with pytest.raises(DriverValueError) as info:
+        TableDisplay("dummy", (320, 200), clock=clock, lag_ns=lag)
+    assert str(info.value) == (
+        f"table display (dummy): lag_ns must be an int >= 0 nanoseconds, got {lag!r}"
+    )
+
+
+# --- kmsdrm on SDL's dummy driver -------------------------------------------------------
+
+
+def test_kmsdrm_double_buffers_waits_for_vsync_fullscreen_native_cursor_hidden(
+    clock: FakeClock, kms_on_dummy: SdlSpy, drm_tree: DrmTree
+) -> None:
+    """Before init: SDL_VIDEODRIVER=kmsdrm, SDL_VIDEO_DOUBLE_BUFFER=1; then one fullscreen
+    set_mode at the native size with vsync=1; the cursor is hidden."""
+    pygame.display.init()
+    native = tuple(pygame.display.get_desktop_sizes()[0])
+    pygame.display.quit()
+    with drm_tree.open(clock, lag_ns=5_000_000) as table:
+        assert kms_on_dummy.env_at_init == {
+            "SDL_VIDEODRIVER": "kmsdrm",
+            "SDL_VIDEO_DOUBLE_BUFFER": "1",
+        }
+        assert kms_on_dummy.env_at_set_mode["SDL_VIDEO_DOUBLE_BUFFER"] == "1"
+        ((size, flags, vsync),) = kms_on_dummy.set_mode
+        assert (size, vsync) == (native, 1)
+        assert flags & pygame.FULLSCREEN
+        assert table.size == native
+        assert table.vsync
+        assert not pygame.mouse.get_visible()
+        assert table.cards == (str(drm_tree.dri / "card0"), str(drm_tree.dri / "card1"))
+        assert table.flip() == clock.now_ns() + 5_000_000
+    assert "SDL_VIDEO_DOUBLE_BUFFER" not in os.environ
+
+
+def test_other_modes_leave_double_buffer_vsync_and_cursor_alone(clock: FakeClock) -> None:
+    """The dummy mode sets no SDL_VIDEO_DOUBLE_BUFFER and keeps the cursor visible."""
+    with TableDisplay("dummy", (320, 200), clock=clock) as table:
+        assert "SDL_VIDEO_DOUBLE_BUFFER" not in os.environ
+        assert pygame.mouse.get_visible()
+        assert not table.vsync
+
+
+def test_kmsdrm_close_restores_the_double_buffer_setting(
+    clock: FakeClock, kms_on_dummy: SdlSpy, drm_tree: DrmTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SDL_VIDEO_DOUBLE_BUFFER set before is put back by close()."""
+    monkeypatch.setenv("SDL_VIDEO_DOUBLE_BUFFER", "0")
+    table = drm_tree.open(clock)
+    assert os.environ["SDL_VIDEO_DOUBLE_BUFFER"] == "1"
+    table.close()
+    assert os.environ["SDL_VIDEO_DOUBLE_BUFFER"] == "0"
+
+
+def test_kmsdrm_without_vsync_still_opens_and_says_so(
+    clock: FakeClock,
+    kms_on_dummy: SdlSpy,
+    drm_tree: DrmTree,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """SDL refusing vsync: the mode is set without it, vsync is False, one warning line."""
+    kms_on_dummy.refuse_vsync = True
+    with caplog.at_level(logging.WARNING, logger="drivers.table_display"):
+        table = drm_tree.open(clock)
+    with table:
+        assert [call[2] for call in kms_on_dummy.set_mode] == [1, 0]
+        assert not table.vsync
+        assert table.flip() == clock.now_ns()
+    (record,) = [r for r in caplog.records if "vsync" in r.getMessage()]
+    assert "flips will not wait for the vblank" in record.getMessage()
+
+
+def test_kmsdrm_without_a_dri_card_says_kms_is_off(
+    clock: FakeClock, kms_on_dummy: SdlSpy, tmp_path: Path
+) -> None:
+    """No /dev/dri/card*: one line with the overlay to enable; SDL is never asked."""
+    empty = tmp_path / "dri"
+    empty.mkdir()
+    (empty / "renderD128").touch()
+    with pytest.raises(DeviceUnavailableError) as info:
+        TableDisplay("kmsdrm", clock=clock, dri_dir=empty, drm_sysfs=tmp_path)
+    assert str(info.value) == (
+        f"table display (kmsdrm): no {empty}/card* (KMS is off): add dtoverlay=vc4-kms-v3d"
+        " to /boot/firmware/config.txt and reboot; without a screen use mode dummy"
+    )
+    assert kms_on_dummy.env_at_init == {}
+    with pytest.raises(DeviceUnavailableError, match=r"no /nonexistent/dri/card\*"):
+        check_kmsdrm("/nonexistent/dri", tmp_path, {})
+
+
+def test_kmsdrm_without_permission_names_the_groups(
+    clock: FakeClock, kms_on_dummy: SdlSpy, drm_tree: DrmTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cards the user may not open: one line naming them, the groups and the command."""
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    with pytest.raises(DeviceUnavailableError) as info:
+        drm_tree.open(clock)
+    text = str(info.value)
+    cards = f"{drm_tree.dri}/card0, {drm_tree.dri}/card1"
+    assert text.startswith(f"table display (kmsdrm): permission denied on {cards}: add ")
+    assert "to groups video and render (sudo usermod -aG video,render " in text
+    assert kms_on_dummy.env_at_init == {}
+
+
+def test_kmsdrm_with_no_screen_connected_says_check_the_cable(
+    clock: FakeClock, kms_on_dummy: SdlSpy, drm_tree: DrmTree
+) -> None:
+    """Every connector of the usable cards disconnected: one line about the HDMI cable."""
+    drm_tree.connector("card1-HDMI-A-1", "disconnected")
+    with pytest.raises(DeviceUnavailableError) as info:
+        drm_tree.open(clock)
+    assert str(info.value) == (
+        "table display (kmsdrm): no screen connected (card1-HDMI-A-1, card1-HDMI-A-2: not"
+        " connected): check the HDMI cable and that the TV is on, then start again"
+    )
+    drm_tree.connector("card1-HDMI-A-2", "connected")
+    assert check_kmsdrm(drm_tree.dri, drm_tree.sysfs, {}) == (
+        str(drm_tree.dri / "card0"),
+        str(drm_tree.dri / "card1"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("index", "outcome"),
+    [
+        ("1", "card1"),
+        ("3", "SDL_KMSDRM_DEVICE_INDEX=3 but there is no {dri}/card3 (cards: card0, card1)"),
+        ("one", "SDL_KMSDRM_DEVICE_INDEX must be a card number, got 'one'"),
+    ],
+)
+def test_kmsdrm_device_index_picks_the_card(drm_tree: DrmTree, index: str, outcome: str) -> None:
+    """SDL_KMSDRM_DEVICE_INDEX narrows the check to that card, which must exist."""
+    environ = {"SDL_KMSDRM_DEVICE_INDEX": index}
+    if outcome == "card1":
+        assert check_kmsdrm(drm_tree.dri, drm_tree.sysfs, environ) == (str(drm_tree.dri / "card1"),)
+        return
+    with pytest.raises((DeviceUnavailableError, DriverValueError)) as info:
+        check_kmsdrm(drm_tree.dri, drm_tree.sysfs, environ)
+    assert str(info.value).startswith("table display (kmsdrm): " + outcome.format(dri=drm_tree.dri))
+
+
+def test_kmsdrm_busy_drm_master_is_named(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch, drm_tree: DrmTree
+) -> None:
+    """SDL's "kmsdrm not available" with usable cards and libraries: DRM master is taken."""
+
+    def refuse() -> None:
+        raise pygame.error("kmsdrm not available")
+
+    monkeypatch.setattr(pygame.display, "init", refuse)
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: f"lib{name}.so")
+    with pytest.raises(DeviceUnavailableError) as info:
+        drm_tree.open(clock)
+    assert str(info.value) == (
+        "table display (kmsdrm): cannot open (kmsdrm not available); another program holds"
+        f" DRM master on {drm_tree.dri}/card0, {drm_tree.dri}/card1: a desktop (boot to the"
+        " console: sudo raspi-config nonint do_boot_behaviour B1, or stop its display"
+        " manager) or a second partytable; only one program can drive the screen"
+    )
+
+
+def test_kmsdrm_without_mesa_names_the_packages(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch, drm_tree: DrmTree
+) -> None:
+    """SDL refusing kmsdrm while libgbm/libGLESv2 are missing: the apt line to install."""
+
+    def refuse() -> None:
+        raise pygame.error("kmsdrm not available")
+
+    present = {"drm", "EGL"}
+    monkeypatch.setattr(pygame.display, "init", refuse)
+    monkeypatch.setattr(
+        ctypes.util, "find_library", lambda name: f"lib{name}.so" if name in present else None
+    )
+    with pytest.raises(DeviceUnavailableError) as info:
+        drm_tree.open(clock)
+    assert str(info.value) == (
+        "table display (kmsdrm): cannot open (kmsdrm not available); SDL's KMSDRM driver"
+        " needs libgbm1, libgles2: sudo apt install libgbm1 libgles2"
+    )
