@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                         f"{REACTION_FLOOR_SHARE:.0%} of it)".replace("%", "%%"))
     p.add_argument("--bot-move-ms", type=int, default=1000,
                    help="how long a computer player waits before a move, ms (default 1000)")
+    p.add_argument("--config", type=Path, default=None,
+                   help="hardware mode: the config file (default /etc/partytable/config.toml "
+                        "if present, else the bundled 4-seat build)")
     p.add_argument("-v", "--verbose", action="store_true", help="log every action")
     return p
 

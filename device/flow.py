@@ -99,7 +99,7 @@ class GameFlow:
         self.state_dir = state_dir
         self.on_game_over = on_game_over
         self.on_action = on_action
-        self.lobby = Lobby(choices)
+        self.lobby = Lobby(choices, max_seats=max(2, min(6, len(self.seats))))
         self.game_seed = game_seed
         self.phase = Phase.LOBBY
         self.plugin: GamePlugin = get_plugin(choices.game)

@@ -113,10 +113,12 @@ def load_choices(path: Path | None) -> tuple[LobbyChoices, str | None]:
 
 @dataclass
 class Lobby:
-    """The lobby menu's state: the choices and the highlighted row."""
+    """The lobby menu's state: the choices, the highlighted row and ``max_seats`` (how many
+    seats the console has: 2 to 6; the seat count cycles within it)."""
 
     choices: LobbyChoices = field(default_factory=LobbyChoices)
     cursor: int = 0
+    max_seats: int = 6
 
     def rows(self) -> list[tuple[str, str, str]]:
         """``(key, label, value)`` per row; ``key`` says what the row changes."""
@@ -156,7 +158,7 @@ class Lobby:
             games = list(PLUGINS)
             c = replace(c, game=games[(games.index(c.game) + step) % len(games)])
         elif key == "seats":
-            n = (len(c.kinds) - 2 + step) % 5 + 2
+            n = (len(c.kinds) - 2 + step) % (self.max_seats - 1) + 2
             kinds = (c.kinds + ("computer",) * 6)[:n]
             c = replace(c, kinds=kinds, first=min(c.first, n - 1))
         elif key.startswith("kind:"):

@@ -9,8 +9,10 @@ Modes (architecture "Modes of the same program"):
   ``out/``), plus ``summary.json``; exit status 0.
 - ``check-config [FILE]``: validate the config and print it resolved, or its problems
   (exit 2); see :func:`device.config.check_config_main`.
-- no mode flag: on a Pi, real drivers from the config (the hardware issue); until then it
-  says so and exits 2.
+- no mode flag: on a Pi, real drivers from the config (``device.hardware``; ``--config
+  FILE``, else ``/etc/partytable/config.toml``, else the bundled build).
+- ``selftest [--sim]``: the builder's self-test (``device.selftest``) on the Pi's hardware
+  or in the simulator window.
 
 Bad arguments exit 2 with one line.  The command line itself is ``device.cli``.
 """
@@ -38,8 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from device.config import check_config_main
 
         return check_config_main(argv[1:])
+    selftest = argv[:1] == ["selftest"]  # python -m device selftest [--sim] [--config F]
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(argv[1:] if selftest else argv)
         check_args(args)
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -47,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(message)s")
     try:
-        return _run(args)
+        return _selftest(args) if selftest else _run(args)
     except BrokenPipeError:  # our stdout was closed (``... | head``): stop quietly
         return 0
 
@@ -70,6 +73,21 @@ def _run(args: argparse.Namespace) -> int:
         from device.headless import run_headless
 
         return run_headless(args)
-    print("error: hardware mode needs a Pi and its config; use --sim or --headless",
-          file=sys.stderr)
-    return 2
+    from device.hardware import run_hardware
+
+    return run_hardware(args)
+
+
+def _selftest(args: argparse.Namespace) -> int:
+    """``selftest``: in the simulator window (``--sim``) or on the Pi's hardware."""
+    if args.sim:
+        if not has_display():
+            print("error: selftest --sim needs a display (DISPLAY or WAYLAND_DISPLAY)",
+                  file=sys.stderr)
+            return 2
+        from device.sim import run_sim_selftest
+
+        return run_sim_selftest(args)
+    from device.hardware import run_hardware_selftest
+
+    return run_hardware_selftest(args)

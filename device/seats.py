@@ -54,13 +54,19 @@ class Handheld:
 
     ``seat``: 0-based seat; ``device``: a 128x64 mode ``"1"`` luma device (``ValueError``
     otherwise, from :class:`device.render.hand.HandScreen`); ``kind``: a word for logs and
-    the TV (``"wired"``, ``"sim"``, ``"serial"``, ``"dummy"``).  Keys do not pass through
+    the TV (``"wired"``, ``"sim"``, ``"serial"``, ``"dummy"``); ``reports_link``: see the
+    attribute.  Keys do not pass through
     this object: they arrive on the device queue as ``KeyPress(seat, key, t_ns)``.
     """
 
-    def __init__(self, seat: int, device: Any, kind: str = "wired") -> None:
+    def __init__(self, seat: int, device: Any, kind: str = "wired", *,
+                 reports_link: bool = False) -> None:
         self.seat = seat
         self.kind = kind
+        self.reports_link = reports_link
+        """True when the handheld's driver reports gone/back itself (a wired OLED's bus
+        writer, a serial link: ``HandheldGone``/``HandheldBack`` events): its ``display()``
+        only queues a frame, so a call that returns says nothing about the link."""
         self.screen = HandScreen(device)
         self.link = Link.PRESENT
         self.reason = ""
@@ -83,7 +89,8 @@ class Handheld:
         other exception is a driver bug, logged with its traceback) marks the handheld gone
         (one log line) and is tried again after :data:`RETRY_NS` (:attr:`retry_ns`); a
         success after that marks it back.  Never raises for a failing display."""
-        if self.link is Link.GONE and self._retry_ns is not None and now_ns < self._retry_ns:
+        if self.link is Link.GONE and not self.reports_link and self._retry_ns is not None \
+                and now_ns < self._retry_ns:
             return False
         try:
             sent = self.screen.render(model)
@@ -94,6 +101,10 @@ class Handheld:
             log.exception("%s handheld display failed", seat_name(self.seat))
             self.gone(f"display error: {type(err).__name__}: {err}", now_ns)
             return False
+        if self.reports_link:
+            if self.link is Link.BACK:
+                self.link = Link.PRESENT  # its whole screen is queued again
+            return sent  # the driver says when a gone handheld is back
         if self.link is Link.GONE:
             log.warning("%s handheld is back", seat_name(self.seat))
         self.link = Link.PRESENT
@@ -126,7 +137,7 @@ class Handheld:
             log.warning("%s handheld gone: %s", seat_name(self.seat), reason)
         self.link = Link.GONE
         self.reason = reason
-        self._retry_ns = now_ns + RETRY_NS
+        self._retry_ns = None if self.reports_link else now_ns + RETRY_NS
         self.screen.invalidate()
 
     def back(self) -> None:

@@ -1,0 +1,305 @@
+"""Hardware mode: the console on a Raspberry Pi, built from its config (``device.config``).
+
+:func:`open_rig` builds every driver the config names — the pin factory (explicitly the
+kernel-timestamped lgpio one, ``drivers.pin_factory``), the slap buttons, each wired
+handheld's keys and OLED (written off the loop thread, ``drivers.hand_display``) and the TV
+(KMS/DRM with vsync, ``drivers.table_display``) — and the seats around them.
+:func:`run_hardware` (``python -m device`` on a Pi) and :func:`run_hardware_selftest`
+(``python -m device selftest``) run the console or the self-test on it.
+
+Everything is injectable for tests, so hardware mode runs here without a Pi: a gpiozero
+``MockFactory`` for the pin factory, luma's serial ``noop`` for the buses, SDL's ``dummy``
+driver for the TV, a fake clock and queue.
+
+A fault the party must see goes on the TV: a bad config or a pin factory that cannot be
+built shows one line on the TV (and the log) and the device waits for SIGTERM, since there
+is no keyboard to read a terminal with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from device.config import Config, ConfigError, NoHandheld, WiredHandheld, find_config, load_config
+from device.console import Console
+from device.events import DeviceQueue, EventQueue, HandheldBack, HandheldGone, Quit
+from device.flow import Timing
+from device.lobby import LobbyChoices, load_choices
+from device.loop import Ticker
+from device.seats import Handheld, Seat, SeatKind
+from drivers.clock import Clock, MonotonicClock
+from drivers.errors import DriverError
+from drivers.hand_display import HandDisplays, open_hand_display
+from drivers.keys import HandKeys
+from drivers.slap import SlapButtons
+from drivers.table_display import TableDisplay
+
+log = logging.getLogger("partytable")
+
+RUNTIME_DIR = Path("/run/partytable")
+"""lgpio's working directory for its FIFO (the service's ``RuntimeDirectory=``): lgpio
+``chdir()``s there, so every other path the device uses is absolute."""
+
+
+@dataclass
+class Rig:
+    """The opened hardware: ``seats`` (one per config seat), ``tickers`` for the loop (the
+    buttons' and keys' settle timers, the OLED writers' synchronous pass in tests),
+    ``display`` (the TV) and what :meth:`close` closes."""
+
+    seats: list[Seat]
+    display: TableDisplay
+    tickers: list[Ticker] = field(default_factory=list)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+    writers: Callable[[], int | None] | None = None
+    """With ``threads=False`` (tests): one pass of the OLED writers, run after each frame
+    (:class:`SyncWriters`); returns their next retry time."""
+
+    def close(self) -> None:
+        """Close every driver, the last opened first; idempotent, never raises."""
+        while self.closers:
+            closer = self.closers.pop()
+            try:
+                closer()
+            except Exception:  # closing one driver must not keep the others open
+                log.exception("closing a driver failed")
+
+
+def open_rig(
+    config: Config,
+    *,
+    post: Callable[[object], None],
+    clock: Clock,
+    pin_factory: Any = None,
+    open_serial: Any = None,
+    display_mode: str | None = None,
+    threads: bool = True,
+    sys_i2c: Path | None = None,
+    lg_wd: Path = RUNTIME_DIR,
+) -> Rig:
+    """Open every driver of ``config`` (see the module docstring).
+
+    ``post``: the device queue's ``post`` (drivers post ``Press``/``Release``/``KeyPress``
+    and handhelds gone/back); ``pin_factory``: a gpiozero factory to use instead of the
+    Pi's lgpio one (tests: a ``MockFactory``); ``open_serial``: how an OLED's bus is opened
+    (tests: luma's ``noop``); ``display_mode``: the TV's SDL mode instead of the config's;
+    ``threads``: False runs the OLED writers on the loop (tests on a fake clock).  Raises
+    ``DriverError`` (one line naming the part and the fix) when a driver cannot be opened;
+    whatever was opened is closed first."""
+    display = TableDisplay(display_mode or config.display.driver, None, clock=clock,
+                           lag_ns=int(config.display.lag_ns))
+    rig = Rig(seats=[], display=display, closers=[display.close])
+    try:
+        factory = pin_factory
+        if factory is None:
+            from drivers.pin_factory import open_pin_factory
+
+            factory = open_pin_factory(config.gpio.chip, lg_wd=lg_wd)
+        displays = HandDisplays(
+            on_gone=lambda seat, reason: post(HandheldGone(seat, reason, clock.now_ns())),
+            on_back=lambda seat: post(HandheldBack(seat, clock.now_ns())),
+            clock=clock, thread=threads, **({"open_serial": open_serial} if open_serial else {}))
+        rig.closers.append(displays.close)
+        if not threads:
+            rig.writers = displays.run_once
+        buttons = SlapButtons(config.slap_pins(), post, pin_factory=factory)
+        rig.closers.append(buttons.close)
+        rig.tickers.append(buttons.settle)
+        for seat_config in config.seats:
+            i = seat_config.index
+            handheld = seat_config.handheld
+            if isinstance(handheld, WiredHandheld):
+                kind, params = config.hand_display(i, **({"sys_i2c": sys_i2c} if sys_i2c
+                                                          else {}))
+                device = displays.open(i, kind, **params)
+                keys = HandKeys(i, handheld.keys.pins(), post, pin_factory=factory)
+                rig.closers.append(keys.close)
+                rig.tickers.append(keys.settle)
+                rig.seats.append(Seat(i, Handheld(i, device, "wired", reports_link=True),
+                                      slap_pin=seat_config.slap_pin))
+            elif isinstance(handheld, NoHandheld):
+                seat = Seat(i, Handheld(i, open_hand_display(i, "dummy"), "none"),
+                            kind=SeatKind.COMPUTER, slap_pin=seat_config.slap_pin)
+                rig.seats.append(seat)
+            else:
+                raise DriverError(f"seat {i + 1} handheld",
+                                  f"{handheld.kind} handhelds are not supported by this "
+                                  "firmware: use a wired handheld", seat=i)
+    except BaseException:
+        rig.close()
+        raise
+    return rig
+
+
+def lobby_choices(config: Config, state_dir: Path) -> tuple[LobbyChoices, str | None]:
+    """The lobby's starting choices: the remembered ``lobby.json``, else the config's rule
+    defaults (those the lobby offers) with every seat a person; at most as many seats as
+    the config has.  Plus a one-line warning for a damaged ``lobby.json``."""
+    from device.games import PLUGINS
+
+    path = state_dir / "lobby.json"
+    choices, warning = load_choices(path)
+    if not path.exists():
+        chosen = choices.game
+        choices = replace(choices, kinds=("human",) * max(2, min(len(config.seats), 4)))
+        for name, plugin in PLUGINS.items():
+            offered = {o.name: o.values for o in plugin.lobby_options}
+            for option, value in config.rule_options(name).items():
+                if value in offered.get(option, ()):
+                    choices = replace(choices, game=name).with_option(option, value)
+        choices = replace(choices, game=chosen)
+    if len(choices.kinds) > len(config.seats):
+        choices = replace(choices, kinds=choices.kinds[: len(config.seats)],
+                          first=min(choices.first, len(config.seats) - 1))
+    return choices, warning
+
+
+def hardware_console(
+    config: Config,
+    rig: Rig,
+    *,
+    clock: Clock,
+    queue: EventQueue,
+    timing: Timing | None = None,
+    game_seed: int = 1,
+    state_dir: Path | None = None,
+) -> Console:
+    """The console on ``rig``: the journal and lobby choices in ``state_dir`` (default the
+    config's, which is absolute), resuming an unfinished game after a power cut."""
+    state = state_dir or config.paths.state_dir
+    choices, warning = lobby_choices(config, state)
+    return Console(clock=clock, queue=queue, presenter=_presenter(rig), seats=rig.seats,
+                   choices=choices, game_seed=game_seed, timing=timing or Timing(),
+                   state_dir=state, tickers=rig.tickers, notice=warning or "", resume=True)
+
+
+def _presenter(rig: Rig) -> Any:
+    from device.present import TablePresenter
+
+    presenter = TablePresenter(rig.display)
+    return presenter if rig.writers is None else SyncWriters(presenter, rig.writers)
+
+
+class SyncWriters:
+    """A presenter that runs the OLED writers on the loop right after each frame (a rig
+    opened with ``threads=False``: tests on a fake clock), and wakes the loop for their
+    retries.  ``inner``: the presenter; ``run_once()``: one pass of every writer."""
+
+    def __init__(self, inner: Any, run_once: Callable[[], int | None]) -> None:
+        self.inner = inner
+        self.run_once = run_once
+        self._retry_ns: int | None = None
+
+    def present(self, model: Any, seats: Any, now_ns: int, force: bool) -> int | None:
+        """Present through ``inner``, then send the queued hand frames."""
+        t_flip: int | None = self.inner.present(model, seats, now_ns, force)
+        self._retry_ns = self.run_once()
+        return t_flip
+
+    def next_frame_ns(self, now_ns: int) -> int | None:
+        """The inner presenter's next frame or the writers' next retry."""
+        times = [t for t in (self.inner.next_frame_ns(now_ns), self._retry_ns) if t is not None]
+        return min(times, default=None)
+
+
+def run_hardware(args: argparse.Namespace) -> int:
+    """``python -m device`` on a Pi: the console from the config until SIGTERM; exit 0.
+    A bad config is one line per problem and exit 2; a driver that cannot be opened is one
+    line on the TV and in the log, and the device waits for SIGTERM (exit 1)."""
+    config = _config_or_none(args)
+    if config is None:
+        return 2
+    clock = MonotonicClock()
+    queue = DeviceQueue()
+    _signals_to(queue)
+    try:
+        rig = open_rig(config, post=queue.post, clock=clock)
+    except DriverError as err:
+        return _show_fault(config, str(err), clock, queue)
+    try:
+        from device.cli import timing_of
+
+        console = hardware_console(config, rig, clock=clock, queue=queue,
+                                   timing=timing_of(args), game_seed=args.seed)
+        console.run()
+    finally:
+        rig.close()
+    return 0
+
+
+def run_hardware_selftest(args: argparse.Namespace) -> int:
+    """``python -m device selftest`` on a Pi: every seat's screen, slap button and keys;
+    prints one line per check, exit status 1 with faults (2 for a bad config)."""
+    from device.games import PLUGINS
+    from device.present import TablePresenter
+    from device.selftest import SelfTest, run_selftest
+
+    config = _config_or_none(args)
+    if config is None:
+        return 2
+    clock = MonotonicClock()
+    queue = DeviceQueue()
+    _signals_to(queue)
+    try:
+        rig = open_rig(config, post=queue.post, clock=clock)
+    except DriverError as err:
+        print(f"FAULT: {err}")
+        return 1
+    try:
+        test = SelfTest(rig.seats, next(iter(PLUGINS.values())))
+        run_selftest(test, clock=clock, queue=queue, presenter=TablePresenter(rig.display),
+                     tickers=rig.tickers)
+    finally:
+        rig.close()
+    print("\n".join(test.report()))
+    return 1 if test.faults else 0
+
+
+def _config_or_none(args: argparse.Namespace) -> Config | None:
+    path = find_config(getattr(args, "config", None))
+    try:
+        return load_config(path)
+    except ConfigError as err:
+        for problem in err.problems:
+            print(f"{err.source}: {problem}")
+        return None
+
+
+def _signals_to(queue: DeviceQueue) -> None:
+    def quit_on_signal(signum: int, frame: FrameType | None) -> None:
+        queue.post(Quit())
+
+    signal.signal(signal.SIGINT, quit_on_signal)
+    signal.signal(signal.SIGTERM, quit_on_signal)
+
+
+def _show_fault(config: Config, line: str, clock: Clock, queue: DeviceQueue) -> int:
+    """One line on the TV (if the TV opens) and in the log; wait for SIGTERM; exit 1."""
+    log.error("%s", line)
+    print(f"error: {line}")
+    try:
+        display = TableDisplay(config.display.driver, None, clock=clock)
+    except DriverError as err:
+        log.error("and the TV cannot open either: %s", err)
+        return 1
+    try:
+        from device.games import PLUGINS
+        from device.phase import Phase
+        from device.present import TablePresenter
+        from device.render.model import TableModel
+
+        model = TableModel(game=next(iter(PLUGINS.values())), phase=Phase.LOBBY, view=None,
+                           seats=(), last_event="The console cannot start", banner=line)
+        TablePresenter(display).present(model, [], clock.now_ns(), True)
+        while not any(isinstance(e, Quit) for e in queue.wait(None)):
+            pass
+    finally:
+        display.close()
+    return 1

@@ -1,0 +1,242 @@
+"""Hardware mode without a Pi (issue "Real hardware", done-when): the console is started
+from a config file with its pin factory (gpiozero ``MockFactory``), its OLED buses (a
+recording fake serial interface under the real luma ssd1306 driver) and its TV (SDL dummy)
+injected; the test presses slap buttons and keys as GPIO edges with chosen ticks, the way
+fingers do, and plays a game to its end."""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pytest
+
+from device.config import load_config
+from device.events import FakeQueue, Redraw
+from device.hand_ui import Key
+from device.hardware import hardware_console, open_rig
+from device.phase import Phase
+from drivers.clock import FakeClock
+from drivers.gpio import edge, mock_pin_factory
+
+MS = 1_000_000
+S = 1_000_000_000
+
+CONFIG = """
+[display]
+driver = "dummy"
+lag_ms = 12.5
+[gpio]
+chip = "auto"
+i2c = [1]
+[paths]
+state_dir = "{state}"
+[[seat]]
+slap_pin = 17
+[seat.handheld]
+kind = "wired"
+controller = "ssd1306"
+bus = "i2c"
+port = 1
+address = 0x3C
+keys = {{ left = 27, right = 22, select = 23, back = 24 }}
+[[seat]]
+slap_pin = 25
+[seat.handheld]
+kind = "wired"
+controller = "sh1106"
+bus = "i2c"
+port = 1
+address = 0x3D
+keys = {{ left = 10, right = 9, select = 11, back = 8 }}
+"""
+KEY_PINS = ({"left": 27, "right": 22, "select": 23, "back": 24},
+            {"left": 10, "right": 9, "select": 11, "back": 8})
+SLAP_PINS = (17, 25)
+
+
+class Bus:
+    """A luma serial interface that records what the OLED driver sends (command bytes and
+    frame data), as an I2C bus that works."""
+
+    def __init__(self) -> None:
+        self.commands: list[int] = []
+        self.frames: list[bytes] = []
+        self.unplugged = False
+
+    def command(self, *cmd: int) -> None:
+        """Record command bytes (an unplugged cable: errno 121)."""
+        if self.unplugged:
+            raise OSError(121, "Remote I/O error")
+        self.commands.extend(cmd)
+
+    def data(self, data: Any) -> None:
+        """Record a frame chunk (an unplugged cable: errno 121)."""
+        if self.unplugged:
+            raise OSError(121, "Remote I/O error")
+        self.frames.append(bytes(data))
+
+    def cleanup(self) -> None:
+        """Nothing to release."""
+
+
+@pytest.fixture
+def rig_parts(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """The config file, a fake clock and queue, a MockFactory and one recording bus per
+    OLED; the rig is closed after the test."""
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG.format(state=tmp_path / "state"))
+    clock = FakeClock(50 * S)
+    queue = FakeQueue(clock)
+    buses: dict[int, Bus] = {}
+
+    def open_serial(seat: int, name: str, params: Any) -> Bus:
+        return buses.setdefault(seat, Bus())
+
+    with mock_pin_factory() as factory:
+        config = load_config(path)
+        rig = open_rig(config, post=queue.post, clock=clock, pin_factory=factory,
+                       open_serial=open_serial, threads=False)
+        try:
+            yield {"config": config, "clock": clock, "queue": queue, "factory": factory,
+                   "rig": rig, "buses": buses, "state": tmp_path / "state"}
+        finally:
+            rig.close()
+
+
+def tap(parts: dict[str, Any], pin: int) -> None:
+    """A finger on a button: press now, release 60 ms later; the clock moves on 150 ms."""
+    clock: FakeClock = parts["clock"]
+    t = clock.now_ns()
+    edge(parts["factory"], pin, True, t)
+    clock.advance(60 * MS)
+    edge(parts["factory"], pin, False, clock.now_ns())
+    clock.advance(90 * MS)
+
+
+def keys_for(hand: Any) -> list[Key]:
+    """The shortest key sequence after which ``hand`` submits an action (tried on copies,
+    as a person tries keys)."""
+    frontier: list[list[Key]] = [[]]
+    for _ in range(8):
+        nxt = []
+        for seq in frontier:
+            for k in (Key.SELECT, Key.RIGHT, Key.LEFT, Key.BACK):
+                trial = copy.copy(hand)
+                got = None
+                for key in [*seq, k]:
+                    got = trial.key(key)
+                if got is not None:
+                    return [*seq, k]
+                nxt.append([*seq, k])
+        frontier = nxt[:200]
+    raise AssertionError("no key sequence submits an action")
+
+
+def test_hardware_mode_plays_a_game_from_gpio_edges(rig_parts: dict[str, Any]) -> None:
+    """Lobby by keys (seat 2 becomes a computer, START), the wake-up race by seat 1's slap
+    button, seat 1's moves by its four keys and every RIIING! slapped by its button, until
+    the game ends; the OLEDs got frames over their buses, the journal holds the game."""
+    clock: FakeClock = rig_parts["clock"]
+    console = hardware_console(rig_parts["config"], rig_parts["rig"], clock=clock,
+                               queue=rig_parts["queue"])
+    console.start()
+    console.render(clock.now_ns())
+    assert console.phase is Phase.LOBBY
+    select, left, right = KEY_PINS[0]["select"], KEY_PINS[0]["left"], KEY_PINS[0]["right"]
+    for pin in (right, right, right, select, left, left, left, left, select):
+        tap(rig_parts, pin)  # rows: Game, Seats, Seat 1, Seat 2 -> computer; wrap to START
+        console.step()
+    assert console.phase is Phase.WAKEUP, console.model(clock.now_ns()).lobby
+    assert console.flow.lobby.choices.kinds == ("human", "computer")
+    clock.advance(300 * MS)  # people need a moment to see the wake-up screen
+    tap(rig_parts, SLAP_PINS[0])
+    for _ in range(5):
+        console.step()
+    assert console.phase is Phase.PLAY and console.record is not None
+    assert console.record.first == 0
+    slapped = 0
+    for _ in range(20_000):
+        if console.phase is not Phase.PLAY:
+            break
+        pos = console.pos
+        if console.plugin.window_open(pos) and console.flow.race.arbiter.t0_ns is not None:
+            clock.advance(200 * MS)  # a quick human: before any computer (>= 320 ms)
+            tap(rig_parts, SLAP_PINS[0])
+            slapped += 1
+        elif console.plugin.to_move(pos) == 0:
+            for k in keys_for(console.flow.playing[0].hand):
+                tap(rig_parts, KEY_PINS[0][k.value])
+                console.step()
+        console.step()
+    assert console.phase is Phase.GAMEOVER
+    record = console.record
+    assert record is not None and record.winner is not None
+    humans = [line for line in record.log if line.startswith("seat 0:")]
+    assert humans, "seat 1 played by its keys"
+    assert all(s.seat == 0 for s in record.slaps if s.race == "window") or slapped == 0
+    for seat, bus in rig_parts["buses"].items():
+        assert bus.commands, f"seat {seat + 1} OLED got its init sequence"
+        assert sum(len(f) for f in bus.frames) >= 1024, f"seat {seat + 1} OLED got frames"
+    assert (rig_parts["state"] / "journal.log").exists()
+
+
+def test_the_tv_window_starts_at_the_flip_plus_the_configured_lag(
+    rig_parts: dict[str, Any]
+) -> None:
+    """A RIIING! window's t0 is the flip's time plus ``display.lag_ms`` (12.5 ms here)."""
+    from engine import get_game
+
+    clock: FakeClock = rig_parts["clock"]
+    console = hardware_console(rig_parts["config"], rig_parts["rig"], clock=clock,
+                               queue=rig_parts["queue"])
+    console.start()
+    pos = get_game("riiing").parse_position({
+        "game": "riiing", "seats": 2, "hands": [["5C/>", "9S/O"], ["2S/=", "4A/<"]],
+        "draw": ["3T/*S", "6S/<"], "discard": ["7A/E"], "to_move": 0, "seed": 42,
+        "demand": None, "window": "S", "winner": None})
+    before = clock.now_ns()
+    console.play_from(pos, before)
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None and t0 - before == 12_500_000
+
+
+def test_an_oled_unplugged_mid_game_is_named_on_the_tv_and_comes_back(
+    rig_parts: dict[str, Any]
+) -> None:
+    """Seat 2's OLED cable is pulled during a game: its bus writer reports it, the TV names
+    the seat, the game goes on; plugged back in, the writer rebuilds the panel, sends the
+    newest frame and the TV mark goes."""
+    clock: FakeClock = rig_parts["clock"]
+    console = hardware_console(rig_parts["config"], rig_parts["rig"], clock=clock,
+                               queue=rig_parts["queue"])
+    console.start()
+    console.render(clock.now_ns())
+    tap(rig_parts, KEY_PINS[0]["right"])  # the lobby highlight moves: frames go out
+    console.step()
+    bus = rig_parts["buses"][1]
+    assert bus.frames
+    bus.unplugged = True
+    console.flow.playing[1].hand.notice("hello")  # something new on seat 2's screen
+    rig_parts["queue"].post(Redraw())
+    for _ in range(4):
+        console.step()
+        clock.advance(400 * MS)
+    model = console.model(clock.now_ns())
+    assert model.seats[1].connected is False
+    assert "Seat 2 handheld unplugged" in model.banner
+    sent = len(bus.frames)
+    bus.unplugged = False
+    for _ in range(30):  # the writer's retry (1 s, doubling to 5 s) finds it again
+        clock.advance(500 * MS)
+        console.step()
+        if console.model(clock.now_ns()).seats[1].connected:
+            break
+    assert console.model(clock.now_ns()).seats[1].connected
+    assert len(bus.frames) > sent  # its screen was sent again, whole
