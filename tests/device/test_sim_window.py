@@ -141,3 +141,42 @@ def test_sim_window_opens_under_x11_and_keys_play_a_move(xdisplay: str, tmp_path
     assert human, result["actions"]
     assert (tmp_path / "window.png").stat().st_size > 10_000
     assert json.loads((tmp_path / "state" / "lobby.json").read_text())["game"] == "riiing"
+
+
+SELFTEST_SCRIPT = r"""
+import sys, threading, time
+import pygame
+from device.main import main
+
+def press_for_people():
+    while not pygame.display.get_init() or pygame.display.get_surface() is None:
+        time.sleep(0.05)
+    time.sleep(3.6)  # the test pattern stays 3 s
+    for key in (pygame.K_1, pygame.K_LEFT, pygame.K_RIGHT, pygame.K_RETURN, pygame.K_BACKSPACE,
+                pygame.K_2, pygame.K_LEFT, pygame.K_RIGHT, pygame.K_RETURN):
+        for t in (pygame.KEYDOWN, pygame.KEYUP):
+            pygame.event.post(pygame.event.Event(t, key=key, mod=0, unicode="", scancode=0))
+        time.sleep(0.4)
+    # seat 2's BACK is never pressed: the self-test must report that fault
+
+threading.Thread(target=press_for_people, daemon=True).start()
+sys.exit(main(["selftest", "--sim", "--seats", "2"]))
+"""
+
+
+def test_selftest_runs_in_the_simulator_window(xdisplay: str, tmp_path: Path) -> None:
+    """`python -m device selftest --sim`: keys answer the checks in turn; the one key never
+    pressed (seat 2 BACK) is the one fault; exit status 1 with the list."""
+    env = {k: v for k, v in os.environ.items() if k not in ("SDL_VIDEODRIVER", "WAYLAND_DISPLAY")}
+    env["DISPLAY"] = xdisplay
+    env["SDL_AUDIODRIVER"] = "dummy"
+    env["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", SELFTEST_SCRIPT], env=env, capture_output=True, text=True,
+        timeout=180, cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    assert "Seat 1 slap button: OK" in lines and "Seat 2 key SELECT: OK" in lines
+    assert "FAULT: Seat 2 key BACK: no press in 15 s" in lines
+    assert lines[-1] == "self-test: 1 fault(s)"
