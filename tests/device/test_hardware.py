@@ -240,3 +240,37 @@ def test_an_oled_unplugged_mid_game_is_named_on_the_tv_and_comes_back(
             break
     assert console.model(clock.now_ns()).seats[1].connected
     assert len(bus.frames) > sent  # its screen was sent again, whole
+
+
+def test_no_pin_factory_is_one_line_and_the_device_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hardware mode where the fair pin factory cannot be built (here: no lgpio, as on any
+    machine but a Pi): one line in the log and on the TV, no traceback, no fallback to an
+    unfair factory; the device waits for SIGTERM and exits 1."""
+    import signal
+    import threading
+
+    from device.main import main
+
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG.format(state=tmp_path / "state"))
+
+    def fail(*args: Any, **kw: Any) -> Any:
+        from drivers.pin_factory import PinFactoryError
+
+        raise PinFactoryError("GPIO", "lgpio is not installed: pip install lgpio")
+
+    monkeypatch.setattr("drivers.pin_factory.open_pin_factory", fail)
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        status = main(["--config", str(path)])
+    finally:
+        timer.cancel()
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    assert status == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out == ["error: GPIO: lgpio is not installed: pip install lgpio"]
