@@ -13,7 +13,13 @@ module                 real backend                                  test/simula
 ``keys``               ``HandKeys``: wired handheld keys on GPIO ->  the same mock pins
                        ``KeyPress``
 ``hand_display``       ``open_hand_display``: luma.oled ssd1306 /    kind ``"dummy"`` (luma
-                       sh1106 on I2C or SPI; ``ChangedOnly``         dummy device)
+                       sh1106 on I2C or SPI; ``ChangedOnly``;        dummy device); writers
+                       ``HandDisplays``: one writer thread per bus   with ``thread=False``
+``i2c_writer``         ``BusWriter``: the newest frame per display,
+                       gone/back reports, rebuilt panels
+``pin_factory``        ``open_pin_factory``: gpiozero's lgpio        ``MockFactory`` (tests and
+                       factory on the header chip, found by label;   the simulator only)
+                       ``require_fair_factory``
 ``table_display``      ``TableDisplay``: pygame-ce on SDL kmsdrm     mode ``"dummy"`` (SDL
                        (Pi console) or a desktop window              dummy video driver)
 ``gpio``               shared: ``EdgeButton``, ``EdgeDebouncer``,
@@ -40,6 +46,7 @@ from drivers.gpio import edge, mock_pin_factory
 from drivers.hand_display import (
     HAND_DISPLAY_KINDS,
     ChangedOnly,
+    HandDisplays,
     LumaDevice,
     check_hand_display,
     describe_hand_display,
@@ -61,6 +68,7 @@ __all__ = [
     "DriverError",
     "DriverValueError",
     "FakeClock",
+    "HandDisplays",
     "HandKeys",
     "KeyPress",
     "LumaDevice",

@@ -19,6 +19,8 @@ MODULES = [
     "drivers.slap",
     "drivers.keys",
     "drivers.hand_display",
+    "drivers.i2c_writer",
+    "drivers.pin_factory",
     "drivers.table_display",
 ]
 
