@@ -213,25 +213,14 @@ def run_hardware(args: argparse.Namespace) -> int:
     """``python -m device`` on a Pi: the console from the config until SIGTERM; exit 0.
     A bad config is one line per problem and exit 2; a driver that cannot be opened is one
     line on the TV and in the log, and the device waits for SIGTERM (exit 1)."""
-    config = _config_or_none(args)
-    if config is None:
-        return 2
-    clock = MonotonicClock()
-    queue = DeviceQueue()
-    _signals_to(queue)
-    try:
-        rig = open_rig(config, post=queue.post, clock=clock)
-    except DriverError as err:
-        return _show_fault(config, str(err), clock, queue)
-    try:
-        from device.cli import timing_of
+    from device.cli import timing_of
 
-        console = hardware_console(config, rig, clock=clock, queue=queue,
-                                   timing=timing_of(args), game_seed=args.seed)
-        console.run()
-    finally:
-        rig.close()
-    return 0
+    def play(config: Config, rig: Rig, clock: Clock, queue: DeviceQueue) -> int:
+        hardware_console(config, rig, clock=clock, queue=queue, timing=timing_of(args),
+                         game_seed=args.seed).run()
+        return 0
+
+    return _on_hardware(args, play, show_fault=True)
 
 
 def run_hardware_selftest(args: argparse.Namespace) -> int:
@@ -241,6 +230,25 @@ def run_hardware_selftest(args: argparse.Namespace) -> int:
     from device.present import TablePresenter
     from device.selftest import SelfTest, run_selftest
 
+    def check(config: Config, rig: Rig, clock: Clock, queue: DeviceQueue) -> int:
+        test = SelfTest(rig.seats, next(iter(PLUGINS.values())))
+        run_selftest(test, clock=clock, queue=queue, presenter=TablePresenter(rig.display),
+                     tickers=rig.tickers)
+        print("\n".join(test.report()))
+        return 1 if test.faults else 0
+
+    return _on_hardware(args, check, show_fault=False)
+
+
+def _on_hardware(
+    args: argparse.Namespace,
+    run: Callable[[Config, Rig, Clock, DeviceQueue], int],
+    *,
+    show_fault: bool,
+) -> int:
+    """Load the config (exit 2 on problems), open the rig on a real clock and queue with
+    SIGINT/SIGTERM posting ``Quit``, ``run`` it and close it.  A driver that cannot open
+    is one line: on the TV until SIGTERM (``show_fault``), else printed as a fault (1)."""
     config = _config_or_none(args)
     if config is None:
         return 2
@@ -250,16 +258,14 @@ def run_hardware_selftest(args: argparse.Namespace) -> int:
     try:
         rig = open_rig(config, post=queue.post, clock=clock)
     except DriverError as err:
+        if show_fault:
+            return _show_fault(config, str(err), clock, queue)
         print(f"FAULT: {err}")
         return 1
     try:
-        test = SelfTest(rig.seats, next(iter(PLUGINS.values())))
-        run_selftest(test, clock=clock, queue=queue, presenter=TablePresenter(rig.display),
-                     tickers=rig.tickers)
+        return run(config, rig, clock, queue)
     finally:
         rig.close()
-    print("\n".join(test.report()))
-    return 1 if test.faults else 0
 
 
 def _config_or_none(args: argparse.Namespace) -> Config | None:
