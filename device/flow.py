@@ -272,6 +272,10 @@ class GameFlow:
         session = GameSession.resume(self.state_dir)
         if session is None:
             return False
+        if len(session.kinds) > len(self.seats):
+            log.error("the last game had %d seats, this console has %d: opening the lobby",
+                      len(session.kinds), len(self.seats))
+            return False
         choices = LobbyChoices(game=session.plugin.name, kinds=session.kinds,
                                first=session.record.first)
         offered = {o.name: o.values for o in session.plugin.lobby_options}

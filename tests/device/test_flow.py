@@ -387,3 +387,16 @@ def test_a_journal_action_the_engine_refuses_resumes_from_the_action_before(
     assert again.record.actions == actions
     contents = Journal.read(tmp_path / "journal.log")
     assert [r.action for r in contents.records if isinstance(r, ActionRecord)] == actions
+
+
+def test_a_journaled_game_with_more_seats_than_the_console_opens_the_lobby(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """A 3-seat game cut, then a console with 2 handhelds (the config changed): one log
+    line and the lobby, never a seat that does not exist."""
+    console, *_ = make(display, ("computer",) * 3, state_dir=tmp_path)
+    while console.record is not None and len(console.record.actions) < 3:
+        console.step()
+    smaller, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
+                       resume=True)
+    assert smaller.phase is Phase.LOBBY
