@@ -240,6 +240,12 @@ def open_edge_button(
         raise DeviceUnavailableError(where, f"cannot open ({exc})", seat=seat) from exc
 
 
+MAX_LOCKOUTS = 4
+"""How many lockouts a run of bounces can stretch one lockout to (4 x 30 ms = 120 ms by
+default): long enough for a worn switch's chatter, short enough that a release is seen
+within a tenth of a second."""
+
+
 @dataclass(slots=True)
 class EdgeDebouncer:
     """Debounce one button from its own believed state and edge timestamps alone.
@@ -261,7 +267,9 @@ class EdgeDebouncer:
     - the first edge after a quiet period flips ``down`` whatever ``level`` says, is
       reported with its own ``t_ns`` and starts a lockout of ``lockout_ns``;
     - an edge within the lockout (or stamped before its first edge) is a bounce: nothing
-      is reported; its level is kept as evidence of where the line settled;
+      is reported; its level is kept as evidence of where the line settled, and the lockout
+      runs on until ``lockout_ns`` after the last bounce (at most :data:`MAX_LOCKOUTS`
+      lockouts after the first edge);
     - an edge after a lockout that :meth:`settle` has not closed yet first closes it from
       that evidence (the last bounce's level, else the believed state): if that differs
       from ``down``, the missed transition is reported, stamped at the lockout's end.
@@ -281,8 +289,8 @@ class EdgeDebouncer:
     [(True, 100)]
     >>> d.edge(True, 101), d.edge(False, 104), d.edge(True, 107)  # bounces
     ([], [], [])
-    >>> d.deadline_ns(), d.settle(130, level=True)  # the line is down, as believed
-    (130, [])
+    >>> d.deadline_ns(), d.settle(137, level=True)  # 30 after the last bounce: down
+    (137, [])
     >>> d.edge(True, 500)  # the next edge after a quiet period is the release
     [(False, 500)]
     """
@@ -304,11 +312,11 @@ class EdgeDebouncer:
         out: list[Transition] = []
         start = self._start_ns
         if start is not None:
-            if t_ns - start < self.lockout_ns:
+            end = self._end_ns(start)
+            if t_ns < end:
                 if self._last_ns is None or t_ns >= self._last_ns:
                     self._last_ns, self._last_level = t_ns, level
                 return []
-            end = start + self.lockout_ns
             out += self._close(self._evidence(), end, stale_before_ns=end)
         if self._stale_before_ns is not None and t_ns < self._stale_before_ns:
             return out
@@ -328,9 +336,9 @@ class EdgeDebouncer:
         Returns ``[]`` while the lockout runs or when none is pending.
         """
         start = self._start_ns
-        if start is None or now_ns - start < self.lockout_ns:
+        if start is None or now_ns < self._end_ns(start):
             return []
-        end = start + self.lockout_ns
+        end = self._end_ns(start)
         if level is None:
             return self._close(self._evidence(), end, stale_before_ns=end)
         stamp = end if level == self._evidence() else now_ns
@@ -344,7 +352,15 @@ class EdgeDebouncer:
 
     def deadline_ns(self) -> int | None:
         """When the running lockout ends (``int`` ns): call :meth:`settle` then; or ``None``."""
-        return None if self._start_ns is None else self._start_ns + self.lockout_ns
+        return None if self._start_ns is None else self._end_ns(self._start_ns)
+
+    def _end_ns(self, start: int) -> int:
+        """The lockout's end: ``lockout_ns`` after the last bounce (a contact that chatters
+        longer than one lockout, e.g. a release on a worn microswitch, is not taken for a
+        fresh press), but never more than :data:`MAX_LOCKOUTS` lockouts after its first
+        edge, so a line that never stops chattering is still settled."""
+        last = start if self._last_ns is None else self._last_ns
+        return min(last, start + (MAX_LOCKOUTS - 1) * self.lockout_ns) + self.lockout_ns
 
     def _evidence(self) -> bool:
         """Where the line settled as far as the edges tell: the last bounce's level, else

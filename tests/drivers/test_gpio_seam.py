@@ -211,25 +211,28 @@ def test_debouncer_zero_lockout_reports_every_edge_as_a_change() -> None:
 
 
 def test_debouncer_deadline_and_a_settle_that_agrees() -> None:
-    """deadline_ns is the first edge + lockout; settle before it does nothing, at it closes."""
+    """deadline_ns is the last bounce + lockout; settle before it does nothing, at it
+    closes."""
     d = EdgeDebouncer(lockout_ns=30)
     assert d.deadline_ns() is None
     d.edge(True, 100)
+    assert d.deadline_ns() == 130
     d.edge(False, 105)
     d.edge(True, 107)
-    assert d.deadline_ns() == 130
-    assert d.settle(129, level=False) == []  # the lockout still runs: not even read
-    assert d.deadline_ns() == 130
-    assert d.settle(130, level=True) == []  # the line is down, as believed
+    assert d.deadline_ns() == 137
+    assert d.settle(136, level=False) == []  # the lockout still runs: not even read
+    assert d.deadline_ns() == 137
+    assert d.settle(137, level=True) == []  # the line is down, as believed
     assert d.deadline_ns() is None
 
 
 def test_debouncer_settle_posts_a_transition_a_bounce_showed_at_the_lockout_end() -> None:
-    """A tap whose release fell inside the lockout: reported at the lockout's end."""
+    """A tap whose release fell inside the lockout: reported at the lockout's end (a
+    lockout after that last edge)."""
     d = EdgeDebouncer(lockout_ns=30)
     assert d.edge(True, 100) == [(True, 100)]
     assert d.edge(False, 112) == []
-    assert d.settle(145, level=False) == [(False, 130)]
+    assert d.settle(145, level=False) == [(False, 142)]
     assert not d.down
 
 
@@ -240,7 +243,8 @@ def test_debouncer_settle_without_a_level_uses_the_last_bounce() -> None:
     d.edge(True, 110)
     d.edge(False, 120)
     d.edge(True, 115)  # delivered late, stamped earlier: not the latest evidence
-    assert d.settle(130) == [(False, 130)]
+    assert d.settle(149) == []  # 30 after the latest bounce (120): not yet
+    assert d.settle(150) == [(False, 150)]
 
 
 def test_debouncer_unexplained_change_is_stamped_when_read() -> None:
@@ -257,7 +261,7 @@ def test_debouncer_edge_after_an_unsettled_lockout_closes_it_first() -> None:
     d = EdgeDebouncer(lockout_ns=30)
     d.edge(True, 100)
     d.edge(False, 110)
-    assert d.edge(True, 150) == [(False, 130), (True, 150)]
+    assert d.edge(True, 150) == [(False, 140), (True, 150)]
 
 
 LOCKOUT = 30 * MS
@@ -285,7 +289,9 @@ def _replay(
 
 _contacts = st.lists(
     st.tuples(
-        st.integers(min_value=LOCKOUT, max_value=200 * MS),  # quiet time before the change
+        # quiet time before the change: a lockout after the previous change's last bounce
+        # (its bounces span at most 9 x 0.4 ms)
+        st.integers(min_value=LOCKOUT + 4 * MS, max_value=200 * MS),
         st.lists(st.integers(min_value=1_000, max_value=400_000), max_size=9),  # bounce gaps
         st.one_of(st.none(), st.integers(min_value=0, max_value=25 * MS)),  # settle lateness
     ),
@@ -301,8 +307,9 @@ def test_each_contact_change_is_one_transition_at_its_first_edge(
     contacts: list[tuple[int, list[int], int | None]], rnd: random.Random
 ) -> None:
     """Bouncing presses and releases, events read up to 300 us late (so often the wrong
-    level), settle() at the lockout end or later or not at all: each change of the contact
-    is reported exactly once, in the right direction, stamped with its first edge."""
+    level), settle() at the lockout end (a lockout after the last bounce) or later or not at
+    all: each change of the contact is reported exactly once, in the right direction,
+    stamped with its first edge."""
     t = 1_000 * MS
     toggles: list[int] = []
     settles: list[int] = []
@@ -316,8 +323,8 @@ def test_each_contact_change_is_one_transition_at_its_first_edge(
             bounce += gap
             toggles.append(bounce)
         if late is not None:
-            settles.append(t + LOCKOUT + late)
-    settles.append(t + LOCKOUT + 1)
+            settles.append(bounce + LOCKOUT + late)
+    settles.append(bounce + LOCKOUT + 1)
     delays = [rnd.randint(0, 300_000) for _ in toggles]
     out = _replay(EdgeDebouncer(lockout_ns=LOCKOUT), toggles, delays, settles)
     assert out == [(i % 2 == 0, first) for i, first in enumerate(firsts)]
@@ -360,17 +367,18 @@ def test_any_edge_storm_alternates_and_ends_at_the_real_level(
 )
 def test_debouncer_burst_inside_lockout_is_one_press(gaps: list[int], rnd: random.Random) -> None:
     """A burst under the lockout (< 20 ms here), any levels read, is one press at its first
-    edge; if the line ends released, settle() then reports one release at the lockout end."""
+    edge; if the line ends released, settle() then reports one release at the lockout end
+    (a lockout after the last bounce)."""
     t = 1_000 * MS
     toggles = []
     for gap in gaps:
         t += gap
         toggles.append(t)
     delays = [rnd.randint(0, 300_000) for _ in toggles]
-    out = _replay(EdgeDebouncer(lockout_ns=LOCKOUT), toggles, delays, [toggles[0] + LOCKOUT])
-    first = toggles[0]
+    out = _replay(EdgeDebouncer(lockout_ns=LOCKOUT), toggles, delays, [toggles[-1] + LOCKOUT])
+    first, end = toggles[0], toggles[-1] + LOCKOUT  # the lockout runs on after each bounce
     ends_down = _level_at(toggles, t)
-    assert out == ([(True, first)] if ends_down else [(True, first), (False, first + LOCKOUT)])
+    assert out == ([(True, first)] if ends_down else [(True, first), (False, end)])
 
 
 def test_debouncer_edge_stamped_at_the_reading_itself_is_new() -> None:
