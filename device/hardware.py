@@ -72,6 +72,24 @@ class Rig:
                 log.exception("closing a driver failed")
 
 
+def lgpio_dir(config: Config) -> Path:
+    """Where lgpio makes its FIFO (it ``chdir()``s there): ``$LG_WD`` if set, else
+    :data:`RUNTIME_DIR` (created if missing; the service's ``RuntimeDirectory=``), else a
+    folder in the config's state directory, for a builder running from a checkout."""
+    import os
+
+    if os.environ.get("LG_WD"):
+        return Path(os.environ["LG_WD"]).absolute()
+    for candidate in (RUNTIME_DIR, config.paths.state_dir / "run"):
+        try:
+            candidate.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(candidate, os.W_OK):
+            return candidate
+    return RUNTIME_DIR  # open_pin_factory names the problem and the fix
+
+
 def open_rig(
     config: Config,
     *,
@@ -82,7 +100,7 @@ def open_rig(
     display_mode: str | None = None,
     threads: bool = True,
     sys_i2c: Path | None = None,
-    lg_wd: Path = RUNTIME_DIR,
+    lg_wd: Path | None = None,
 ) -> Rig:
     """Open every driver of ``config`` (see the module docstring).
 
@@ -101,7 +119,7 @@ def open_rig(
         if factory is None:
             from drivers.pin_factory import open_pin_factory
 
-            factory = open_pin_factory(config.gpio.chip, lg_wd=lg_wd)
+            factory = open_pin_factory(config.gpio.chip, lg_wd=lg_wd or lgpio_dir(config))
         displays = HandDisplays(
             on_gone=lambda seat, reason: post(HandheldGone(seat, reason, clock.now_ns())),
             on_back=lambda seat: post(HandheldBack(seat, clock.now_ns())),
@@ -116,12 +134,21 @@ def open_rig(
             i = seat_config.index
             handheld = seat_config.handheld
             if isinstance(handheld, WiredHandheld):
-                kind, params = config.hand_display(i, **({"sys_i2c": sys_i2c} if sys_i2c
-                                                          else {}))
-                device = displays.open(i, kind, **params)
                 keys = HandKeys(i, handheld.keys.pins(), post, pin_factory=factory)
                 rig.closers.append(keys.close)
                 rig.tickers.append(keys.settle)
+                try:
+                    kind, params = config.hand_display(
+                        i, **({"sys_i2c": sys_i2c} if sys_i2c else {}))
+                except ConfigError as err:
+                    # e.g. the mux did not answer at boot, so the kernel made no bus for its
+                    # channel: the seat plays on without its screen, the TV names it
+                    seat = Seat(i, Handheld(i, open_hand_display(i, "dummy"), "wired"),
+                                slap_pin=seat_config.slap_pin)
+                    seat.handheld.gone(err.problems[0], clock.now_ns())
+                    rig.seats.append(seat)
+                    continue
+                device = displays.open(i, kind, **params)
                 rig.seats.append(Seat(i, Handheld(i, device, "wired", reports_link=True),
                                       slap_pin=seat_config.slap_pin))
             elif isinstance(handheld, NoHandheld):
@@ -257,7 +284,7 @@ def _on_hardware(
     _signals_to(queue)
     try:
         rig = open_rig(config, post=queue.post, clock=clock)
-    except DriverError as err:
+    except (DriverError, ConfigError) as err:
         if show_fault:
             return _show_fault(config, str(err), clock, queue)
         print(f"FAULT: {err}")
@@ -288,12 +315,12 @@ def _signals_to(queue: DeviceQueue) -> None:
 
 def _show_fault(config: Config, line: str, clock: Clock, queue: DeviceQueue) -> int:
     """One line on the TV (if the TV opens) and in the log; wait for SIGTERM; exit 1."""
-    log.error("%s", line)
-    print(f"error: {line}")
+    print(f"error: {line}", flush=True)  # the log goes to the same terminal: one line
     try:
         display = TableDisplay(config.display.driver, None, clock=clock)
     except DriverError as err:
-        log.error("and the TV cannot open either: %s", err)
+        if str(err) != line:
+            print(f"error: the TV cannot show it either: {err}", flush=True)
         return 1
     try:
         from device.games import PLUGINS

@@ -274,3 +274,28 @@ def test_no_pin_factory_is_one_line_and_the_device_waits(
     assert status == 1
     out = capsys.readouterr().out.strip().splitlines()
     assert out == ["error: GPIO: lgpio is not installed: pip install lgpio"]
+
+
+def test_a_mux_the_kernel_does_not_show_leaves_the_seats_playing_without_screens(
+    tmp_path: Path,
+) -> None:
+    """The bundled build (four OLEDs behind a TCA9548A) on a Pi whose mux did not answer at
+    boot: no bus exists for its channels.  Hardware mode still opens; each seat's screen is
+    gone with one line naming the mux channel, and the TV says so."""
+    clock = FakeClock(5 * S)
+    queue = FakeQueue(clock)
+    with mock_pin_factory() as factory:
+        config = load_config(None)
+        rig = open_rig(config, post=queue.post, clock=clock, pin_factory=factory,
+                       display_mode="dummy", threads=False, sys_i2c=tmp_path)
+        try:
+            assert len(rig.seats) == 4
+            assert all(not s.handheld.connected for s in rig.seats)
+            assert "mux_channel" in rig.seats[2].handheld.reason
+            console = hardware_console(config, rig, clock=clock, queue=queue,
+                                       state_dir=tmp_path / "state")
+            console.start()
+            banner = console.model(clock.now_ns()).banner
+            assert "Seat 1 handheld unplugged" in banner
+        finally:
+            rig.close()
