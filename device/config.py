@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 import sys
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
@@ -252,8 +253,9 @@ class GpioConfig:
     i2c_gpio: tuple[I2cGpioBus, ...] = ()
     i2c_mux: I2cMux | None = None
 
-    def function_pins(self) -> dict[int, tuple[str, str]]:
-        """BCM pin -> (function, config key) of every pin an enabled function takes."""
+    def function_pins(self, *, i2c_gpio: bool = True) -> dict[int, tuple[str, str]]:
+        """BCM pin -> (function, config key) of every pin an enabled function takes (the
+        ``[[gpio.i2c_gpio]]`` buses' pins too unless ``i2c_gpio`` is False)."""
         pins: dict[int, tuple[str, str]] = {}
         for bus in self.i2c:
             sda, scl = I2C_HAT_BUSES[bus]
@@ -263,7 +265,7 @@ class GpioConfig:
             pins.update({p: (f, "gpio.spi") for p, f in SPI0_PINS.items()})
         if self.uart:
             pins.update({p: (f, "gpio.uart") for p, f in UART_PINS.items()})
-        for i, extra in enumerate(self.i2c_gpio):
+        for i, extra in enumerate(self.i2c_gpio if i2c_gpio else ()):
             pins[extra.sda] = (f"i2c-{extra.bus} SDA", f"gpio.i2c_gpio[{i}].sda")
             pins[extra.scl] = (f"i2c-{extra.bus} SCL", f"gpio.i2c_gpio[{i}].scl")
         return pins
@@ -510,7 +512,10 @@ def load_config(path: Path | None) -> Config:
         return parse_config(bundled_text(), "bundled config")
     source = str(path)
     try:
-        with path.open("rb") as f:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would hang, a device stream
+            raise ConfigError(["file: not a regular file"], source)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
             data = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
@@ -544,6 +549,10 @@ def parse_config(text: str, source: str = "config") -> Config:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([_toml_problem(exc)], source) from None
+    except RecursionError:
+        raise ConfigError(["toml: arrays or tables nested too deeply"], source) from None
+    except ValueError as exc:  # e.g. an integer past Python's 4,300-digit limit
+        raise ConfigError([f"toml: {str(exc).splitlines()[0][:120]}"], source) from None
     problems = _Problems()
     config = _read(problems, raw, source)
     if problems or config is None:
@@ -572,8 +581,10 @@ class _Problems(list[str]):
     """The problems found so far, one line each."""
 
     def add(self, key: str, message: str) -> None:
-        """Record ``key: message``."""
-        self.append(f"{key}: {message}")
+        """Record ``key: message``, control characters escaped (a key written with a
+        newline in it must not look like a second problem)."""
+        line = f"{key}: {message}"
+        self.append("".join(c if c.isprintable() else repr(c)[1:-1] for c in line))
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -1033,18 +1044,17 @@ def _check_pins(p: _Problems, gpio: GpioConfig, reads: Sequence[_SeatRead],
                 seats: Sequence[SeatConfig]) -> None:
     """The pin budget, then each pin against the enabled functions and every earlier use
     (``reads``: every seat's pins; ``seats``: the seats without problems of their own)."""
-    functions = gpio.function_pins()
-    hat = {pin: fk for pin, fk in functions.items() if not fk[1].startswith("gpio.i2c_gpio")}
-    free = LAST_PIN - FIRST_PIN + 1 - len(functions)
+    hat = gpio.function_pins(i2c_gpio=False)  # I2C1, SPI0, UART: the header's own
+    uses = [
+        _PinUse(f"gpio.i2c_gpio[{i}].{name}", pin, f"i2c-{extra.bus} {name.upper()}")
+        for i, extra in enumerate(gpio.i2c_gpio)
+        for name, pin in (("sda", extra.sda), ("scl", extra.scl))
+    ]
+    free = LAST_PIN - FIRST_PIN + 1 - len(hat) - len(uses)
     need = sum(len(r.uses) for r in reads)
     if need > free:
         p.add("seat", _budget_problem(gpio, seats, need, free))
         return
-    uses = [
-        _PinUse(key, pin, function)
-        for pin, (function, key) in functions.items() if key.startswith("gpio.i2c_gpio")
-    ]
-    uses.sort(key=lambda u: u.key)
     uses.extend(u for r in reads for u in r.uses)
     seen: dict[int, str] = {}
     for use in uses:

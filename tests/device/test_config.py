@@ -505,3 +505,36 @@ def test_wiring_svg_labels_every_used_header_pin() -> None:
     config: Config = load_config(None)
     for line in config.wiring():
         assert f"GPIO{line.gpio}" in texts, line
+
+
+def test_files_and_texts_that_could_hang_or_crash_the_reader_are_one_line(
+    tmp_path: Path,
+) -> None:
+    """A FIFO as the config (it would block the reader), arrays nested thousands deep, an
+    integer past Python's digit limit, a key with a newline in it: each one line."""
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError) as err:
+        load_config(fifo)
+    assert err.value.problems == ["file: not a regular file"]
+    deep = "x = " + "[" * 100_000 + "]" * 100_000 + "\n"
+    assert check_config(deep) == ["toml: arrays or tables nested too deeply"]
+    (problem,) = check_config("x = " + "9" * 5000 + "\n")
+    assert problem.startswith("toml: ") and "\n" not in problem
+    problems = check_config('"a\\nseat[0].slap_pin: fake problem" = 1\n')
+    assert problems and all("\n" not in p for p in problems)
+    assert any("\\n" in p for p in problems)
+
+
+@pytest.mark.parametrize(("gpio", "needle"), [
+    ("[[gpio.i2c_gpio]]\nbus = 3\nsda = 2\nscl = 3\n", "GPIO 2 is I2C1 SDA"),
+    ("[[gpio.i2c_gpio]]\nbus = 3\nsda = 4\nscl = 4\n", "GPIO 4 is already"),
+    ("[[gpio.i2c_gpio]]\nbus = 3\nsda = 4\nscl = 18\n[[gpio.i2c_gpio]]\nbus = 4\nsda = 4\n"
+     "scl = 18\n", "GPIO 4 is already"),
+])
+def test_i2c_gpio_buses_cannot_share_pins(gpio: str, needle: str) -> None:
+    """An extra i2c-gpio bus on the I2C1 pins, SDA = SCL, two buses on the same pins: each
+    refused with a line naming the pin (they used to pass)."""
+    text = BUNDLED.replace("[gpio.i2c_mux]", gpio + "\n[gpio.i2c_mux]", 1)
+    problems = check_config(text)
+    assert any(needle in p for p in problems), problems
