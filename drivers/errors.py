@@ -1,7 +1,8 @@
 """The drivers' exceptions: one root, :class:`DriverError`, and a few leaves.
 
-Every message is one line that names the seat (when there is one), the device and the
-problem, with the fix when one is known, e.g.::
+Every message is one line that names the seat (when there is one; counted from 1, as people
+and the TV count: the driver's ``seat=2`` reads "seat 3"), the device and the problem, with
+the fix when one is known, e.g.::
 
     seat 3 OLED ssd1306 at i2c-4 0x3C: /dev/i2c-4 not found; enable the bus (dtparam=i2c_arm=on)
 
@@ -43,12 +44,12 @@ class DriverError(Exception):
         self.seat = seat
         self.device = device
         self.problem = problem
-        where = device if seat is None else f"seat {seat} {device}"
+        where = device if seat is None else f"seat {seat + 1} {device}"
         super().__init__(f"{where}: {problem}")
 
     def __str__(self) -> str:
         """The one-line message (the builtin leaves would otherwise format their args)."""
-        where = self.device if self.seat is None else f"seat {self.seat} {self.device}"
+        where = self.device if self.seat is None else f"seat {self.seat + 1} {self.device}"
         return f"{where}: {self.problem}"
 
 

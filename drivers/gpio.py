@@ -222,7 +222,7 @@ def open_edge_button(
     where = f"{device} at {pin_label(pin)}"
     try:
         return EdgeButton(
-            pin, on_edge=on_edge, pin_factory=pin_factory, name=f"seat {seat} {where}"
+            pin, on_edge=on_edge, pin_factory=pin_factory, name=f"seat {seat + 1} {where}"
         )
     except (PinInvalidPin, GPIOPinMissing) as exc:
         raise DriverValueError(where, f"not a GPIO pin name ({exc})", seat=seat) from exc
@@ -409,7 +409,7 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
             )
         self._lockout_ns = lockout_ns
         self._device = device
-        self._where = device if seat is None else f"seat {seat} {device}"
+        self._where = device if seat is None else f"seat {seat + 1} {device}"
         self._failures = _FailureLog()
         self._lock = threading.RLock()
         self._closed = False

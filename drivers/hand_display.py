@@ -303,7 +303,7 @@ class ChangedOnly:
 
     def __repr__(self) -> str:
         """``<ChangedOnly seat 2 OLED ... sent=3 skipped=5>``."""
-        where = self.name if self.seat is None else f"seat {self.seat} {self.name}"
+        where = self.name if self.seat is None else f"seat {self.seat + 1} {self.name}"
         return f"<ChangedOnly {where} sent={self.frames_sent} skipped={self.frames_skipped}>"
 
     def _call(self, what: str, action: Callable[[], object]) -> None:

@@ -249,7 +249,7 @@ class QueuedDisplay:
     def __repr__(self) -> str:
         """``<QueuedDisplay seat 2 OLED ... present sent=3 dropped=1 skipped=5>``."""
         return (
-            f"<QueuedDisplay seat {self.seat} {self.name} {self._state} sent={self.frames_sent}"
+            f"<QueuedDisplay seat {self.seat + 1} {self.name} {self._state} sent={self.frames_sent}"
             f" dropped={self.frames_dropped} skipped={self.frames_skipped}>"
         )
 

@@ -376,7 +376,7 @@ def test_power_cut_resumes_the_game_at_the_exact_position(
         with open(tmp_path / "journal.log", "ab") as f:
             f.write(b'1234abcd\t{"action": "play')  # the power went mid-write
     second, _clock2, _queue2, done = make_console(
-        display, ("human", "human"), "riiing", state_dir=tmp_path, skip_lobby=False,
+        display, ("human", "human", "human"), "riiing", state_dir=tmp_path, skip_lobby=False,
         resume=True)
     assert second.phase == "play" and second.plugin.name == "right-on-time"
     assert second.plugin.engine.position_json(second.pos) == before

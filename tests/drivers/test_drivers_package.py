@@ -67,4 +67,4 @@ def test_errors_share_one_root() -> None:
     assert all(issubclass(c, drivers.DriverError) for c in leaves)
     assert all(issubclass(c, b) for c, b in zip(leaves, bases, strict=True))
     err = drivers.DeviceUnavailableError("OLED ssd1306 at i2c-4 0x3C", "not found", seat=3)
-    assert str(err) == "seat 3 OLED ssd1306 at i2c-4 0x3C: not found"
+    assert str(err) == "seat 4 OLED ssd1306 at i2c-4 0x3C: not found"

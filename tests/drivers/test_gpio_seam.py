@@ -165,12 +165,12 @@ def test_an_exception_in_the_edge_handler_is_caught_and_the_next_edge_works(
         if len(calls) == 1:
             raise ZeroDivisionError("debouncer bug")
 
-    button = EdgeButton(17, on_edge=on_edge, name="seat 4 slap button at GPIO17")
+    button = EdgeButton(17, on_edge=on_edge, name="seat 5 slap button at GPIO17")
     try:
         with caplog.at_level(logging.ERROR, logger="drivers.gpio"):
             edge(pin_factory, 17, True, 1 * MS)  # must not raise
         assert button.is_pressed
-        assert "seat 4 slap button at GPIO17: the edge handler failed" in caplog.text
+        assert "seat 5 slap button at GPIO17: the edge handler failed" in caplog.text
         assert "ZeroDivisionError: debouncer bug" in caplog.text
         edge(pin_factory, 17, False, 50 * MS)
         assert calls == [1 * MS, 50 * MS]

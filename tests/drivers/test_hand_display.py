@@ -82,7 +82,7 @@ def test_missing_i2c_bus_is_one_clear_line() -> None:
         open_hand_display(3, "ssd1306", port=port, address=0x3C)
     text = str(info.value)
     assert text.startswith(
-        "seat 3 OLED ssd1306 at i2c-250 0x3C: /dev/i2c-250 not found; enable the bus"
+        "seat 4 OLED ssd1306 at i2c-250 0x3C: /dev/i2c-250 not found; enable the bus"
     )
     assert "\n" not in text
     assert isinstance(info.value, OSError)
@@ -93,7 +93,7 @@ def test_chip_that_does_not_answer() -> None:
     """A bus without the chip: 'no display answers' with the wiring/address hint."""
     with pytest.raises(DeviceUnavailableError) as info:
         open_hand_display(1, "sh1106", serial_interface=AbsentChip())
-    assert str(info.value).startswith("seat 1 OLED sh1106 at AbsentChip: no display answers")
+    assert str(info.value).startswith("seat 2 OLED sh1106 at AbsentChip: no display answers")
     assert "check wiring, power and the address jumper (0x3C/0x3D)" in str(info.value)
 
 
@@ -105,7 +105,7 @@ def test_spi_without_its_modules_says_what_to_install() -> None:
     """SPI without spidev/RPi.GPIO is one line naming seat, kind, bus and the packages."""
     with pytest.raises(DeviceUnavailableError) as info:
         open_hand_display(5, "ssd1306", bus="spi", port=0, device=1)
-    assert str(info.value).startswith("seat 5 OLED ssd1306 at spi0.1: SPI needs the spidev")
+    assert str(info.value).startswith("seat 6 OLED ssd1306 at spi0.1: SPI needs the spidev")
 
 
 @pytest.mark.parametrize(
@@ -114,42 +114,42 @@ def test_spi_without_its_modules_says_what_to_install() -> None:
         (
             "sh1107",
             {},
-            "seat 2 hand display: unknown kind 'sh1107' (kinds: dummy, ssd1306, sh1106)",
+            "seat 3 hand display: unknown kind 'sh1107' (kinds: dummy, ssd1306, sh1106)",
         ),
         (
             "ssd1306",
             {"adress": 0x3C},
-            "seat 2 OLED ssd1306 at i2c-1 0x3C: unknown parameter 'adress' (known: width,"
+            "seat 3 OLED ssd1306 at i2c-1 0x3C: unknown parameter 'adress' (known: width,"
             " height, rotate, bus, port, address, device, dc_pin, reset_pin, speed_hz,"
             " serial_interface)",
         ),
         (
             "ssd1306",
             {"address": 0x27},
-            "seat 2 OLED ssd1306 at i2c-1 0x27: address must be 0x3C or 0x3D, got 0x27",
+            "seat 3 OLED ssd1306 at i2c-1 0x27: address must be 0x3C or 0x3D, got 0x27",
         ),
         (
             "ssd1306",
             {"address": "sixty"},
-            "seat 2 OLED ssd1306 at i2c-1 sixty: address must be 0x3C or 0x3D, got 'sixty'",
+            "seat 3 OLED ssd1306 at i2c-1 sixty: address must be 0x3C or 0x3D, got 'sixty'",
         ),
         (
             "sh1106",
             {"bus": "spi", "address": 0x3C},
-            "seat 2 OLED sh1106 at spi0.0: parameter 'address' does not apply to bus 'spi'",
+            "seat 3 OLED sh1106 at spi0.0: parameter 'address' does not apply to bus 'spi'",
         ),
         (
             "sh1106",
             {"bus": "usb"},
-            "seat 2 OLED sh1106 at i2c-1 0x3C: bus must be 'i2c' or 'spi', got 'usb'",
+            "seat 3 OLED sh1106 at i2c-1 0x3C: bus must be 'i2c' or 'spi', got 'usb'",
         ),
-        ("dummy", {"rotate": 5}, "seat 2 OLED dummy: rotate must be 0, 1, 2 or 3 (quarter"),
-        ("dummy", {"width": 0}, "seat 2 OLED dummy: width must be a positive int, got 0"),
-        ("ssd1306", {"port": -1}, "seat 2 OLED ssd1306 at i2c--1 0x3C: port must be an int >= 0"),
+        ("dummy", {"rotate": 5}, "seat 3 OLED dummy: rotate must be 0, 1, 2 or 3 (quarter"),
+        ("dummy", {"width": 0}, "seat 3 OLED dummy: width must be a positive int, got 0"),
+        ("ssd1306", {"port": -1}, "seat 3 OLED ssd1306 at i2c--1 0x3C: port must be an int >= 0"),
         (
             "ssd1306",
             {"bus": "spi", "speed_hz": 3},
-            "seat 2 OLED ssd1306 at spi0.0: speed_hz must be one of",
+            "seat 3 OLED ssd1306 at spi0.0: speed_hz must be one of",
         ),
     ],
 )
@@ -229,7 +229,7 @@ def test_changed_only_refuses_a_wrong_frame() -> None:
     screen = ChangedOnly(open_hand_display(4, "dummy"), seat=4, name="OLED dummy")
     with pytest.raises(DriverValueError) as info:
         screen.display(Image.new("L", (128, 64)))
-    assert str(info.value) == "seat 4 OLED dummy: frame is L 128x64, the screen takes 1 128x64"
+    assert str(info.value) == "seat 5 OLED dummy: frame is L 128x64, the screen takes 1 128x64"
     with pytest.raises(DriverValueError):
         screen.display(Image.new("1", (64, 32)))
     assert screen.frames_sent == 0
@@ -258,7 +258,7 @@ def test_changed_only_turns_bus_errors_into_driver_errors() -> None:
     device.fail_next = True
     with pytest.raises(DeviceUnavailableError) as info:
         screen.display(_frame(0))
-    assert str(info.value).startswith("seat 3 OLED ssd1306 at i2c-4 0x3C: display failed")
+    assert str(info.value).startswith("seat 4 OLED ssd1306 at i2c-4 0x3C: display failed")
     screen.display(_frame(0))
     assert len(device.shown) == 1
     assert screen.frames_sent == 1

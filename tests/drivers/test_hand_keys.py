@@ -68,7 +68,7 @@ def test_is_held_reads_the_line(pin_factory: Any, events: list[object]) -> None:
         with pytest.raises(LookupError) as info:
             keys.is_held("back")
     assert isinstance(info.value, NotWiredError)
-    assert str(info.value) == "seat 2 handheld keys: no key 'back' (keys: left)"
+    assert str(info.value) == "seat 3 handheld keys: no key 'back' (keys: left)"
 
 
 def test_unknown_key_name_is_refused(pin_factory: Any, events: list[object]) -> None:
@@ -76,7 +76,7 @@ def test_unknown_key_name_is_refused(pin_factory: Any, events: list[object]) -> 
     with pytest.raises(DriverValueError) as info:
         HandKeys(4, {"left": 5, "up": 6}, events.append)
     assert str(info.value) == (
-        "seat 4 handheld keys: unknown key 'up' (keys: left, right, select, back)"
+        "seat 5 handheld keys: unknown key 'up' (keys: left, right, select, back)"
     )
 
 
@@ -84,7 +84,7 @@ def test_bad_pin_names_seat_key_and_pin(pin_factory: Any, events: list[object]) 
     """A bad pin names the seat, the key and the pin; the keys opened before are freed."""
     with pytest.raises(DriverError) as info:
         HandKeys(1, {"left": 5, "right": "GPIO77"}, events.append)
-    assert str(info.value).startswith("seat 1 right key at GPIO77: not a GPIO pin name")
+    assert str(info.value).startswith("seat 2 right key at GPIO77: not a GPIO pin name")
     with HandKeys(1, {"left": 5}, events.append):
         edge(pin_factory, 5, True, T)
     assert events == [KeyPress(1, "left", T)]
@@ -251,7 +251,7 @@ def test_timings_can_be_set_and_bad_ones_are_refused(
         with pytest.raises(DriverValueError) as info:
             HandKeys(4, PINS, events.append, **kwargs)
         assert str(info.value) == (
-            f"seat 4 handheld keys: {name} must be an int > 0 nanoseconds, got {bad!r}"
+            f"seat 5 handheld keys: {name} must be an int > 0 nanoseconds, got {bad!r}"
         )
 
 
@@ -275,7 +275,7 @@ def test_a_raising_post_does_not_stop_the_repeats(
         KeyPress(0, "right", T + 400 * MS, repeat=True),
         KeyPress(0, "right", T + 520 * MS, repeat=True),
     ]
-    assert "seat 0 handheld keys: post(KeyPress(" in caplog.text
+    assert "seat 1 handheld keys: post(KeyPress(" in caplog.text
     assert "OSError: queue gone" in caplog.text
 
 

@@ -321,7 +321,7 @@ def test_close_sends_the_pending_frame_joins_and_is_idempotent(
     assert not thread.is_alive()
     assert bus.panels[0x3C].image().tobytes() == frame(7).tobytes()
     hands.close()
-    with pytest.raises(DriverClosedError, match=r"^seat 0 OLED ssd1306 at i2c-1 0x3C: used after"):
+    with pytest.raises(DriverClosedError, match=r"^seat 1 OLED ssd1306 at i2c-1 0x3C: used after"):
         screen.display(frame(8))
     with pytest.raises(DriverClosedError):
         hands.open(1, "ssd1306", port=1, address=0x3D)
@@ -339,7 +339,7 @@ def test_missing_at_start_is_reported_once_and_back_when_plugged_in(
     screen = hands.open(3, "ssd1306", port=4, address=0x3C)
     screen.display(frame(1))
     hands.run_once()
-    reason = f"seat 3 OLED ssd1306 at i2c-4 0x3C: {NOT_FOUND}"
+    reason = f"seat 4 OLED ssd1306 at i2c-4 0x3C: {NOT_FOUND}"
     assert reports.log == [("gone", 3, reason)]
     assert (screen.state, screen.error) == (DisplayState.GONE, reason)
     for _ in range(3):
@@ -367,7 +367,7 @@ def test_a_missing_bus_node_names_the_node_and_the_fix(reports: Reports, clock: 
     assert (kind, seat) == ("gone", 3)
     assert isinstance(reason, str)
     assert reason.startswith(
-        "seat 3 OLED ssd1306 at i2c-250 0x3C: /dev/i2c-250 not found; enable the bus"
+        "seat 4 OLED ssd1306 at i2c-250 0x3C: /dev/i2c-250 not found; enable the bus"
     )
     assert "\n" not in reason
     assert screen.state is DisplayState.GONE
@@ -399,7 +399,7 @@ def test_a_bus_that_appears_later_is_opened_then(reports: Reports, clock: FakeCl
         deadline = hands.run_once()
     assert calls == [1, 1, 1]
     assert reports.log == [
-        ("gone", 1, "seat 1 OLED ssd1306 at i2c-5 0x3C: /dev/i2c-5 not found; enable the bus"),
+        ("gone", 1, "seat 2 OLED ssd1306 at i2c-5 0x3C: /dev/i2c-5 not found; enable the bus"),
         ("back", 1),
     ]
     assert bus.panels[0x3C].image().tobytes() == frame(9).tobytes()
@@ -421,7 +421,7 @@ def test_power_lost_mid_frame_rebuilds_the_panel_and_sends_the_newest_frame(
     screen.display(frame(2))
     hands.run_once()
     reason = (
-        "seat 0 OLED ssd1306 at i2c-1 0x3C: stopped answering ([Errno 121] Remote I/O error)"
+        "seat 1 OLED ssd1306 at i2c-1 0x3C: stopped answering ([Errno 121] Remote I/O error)"
         " — check its cable"
     )
     assert reports.log == [("gone", 0, reason)]
@@ -482,7 +482,7 @@ def test_a_failing_bus_node_is_opened_again(reports: Reports, clock: FakeClock) 
         (
             "gone",
             2,
-            "seat 2 OLED ssd1306 at i2c-1 0x3C: bus failed ([Errno 19] No such device)"
+            "seat 3 OLED ssd1306 at i2c-1 0x3C: bus failed ([Errno 19] No such device)"
             " — check its cable",
         ),
     ]
@@ -590,7 +590,7 @@ def test_rotated_display_takes_rotated_frames(reports: Reports, clock: FakeClock
     with pytest.raises(DriverValueError) as info:
         screen.display(frame(1))
     assert str(info.value) == (
-        "seat 0 OLED ssd1306 at noop: frame is 1 128x64, the screen takes 1 64x128"
+        "seat 1 OLED ssd1306 at noop: frame is 1 128x64, the screen takes 1 64x128"
     )
     screen.display(Image.new("1", (64, 128), 1))
     hands.run_once()
@@ -602,21 +602,21 @@ def test_rotated_display_takes_rotated_frames(reports: Reports, clock: FakeClock
     [
         (
             [(0, {"port": 1, "adress": 0x3C})],
-            "seat 0 OLED ssd1306 at i2c-1 0x3C: unknown parameter 'adress'",
+            "seat 1 OLED ssd1306 at i2c-1 0x3C: unknown parameter 'adress'",
         ),
         (
             [(0, {"port": 1, "width": 100, "height": 50})],
-            "seat 0 OLED ssd1306 at i2c-1 0x3C: size 100x50 is not one the ssd1306 supports"
+            "seat 1 OLED ssd1306 at i2c-1 0x3C: size 100x50 is not one the ssd1306 supports"
             " (128x64, 128x32, 96x16, 64x48, 64x32)",
         ),
         (
             [(0, {"port": 1}), (0, {"port": 2})],
-            "seat 0 OLED ssd1306 at i2c-2 0x3C: this seat already has a hand display"
+            "seat 1 OLED ssd1306 at i2c-2 0x3C: this seat already has a hand display"
             " (OLED ssd1306 at i2c-1 0x3C)",
         ),
         (
             [(1, {"port": 1, "address": "0x3D"}), (2, {"port": 1, "address": 0x3D})],
-            "seat 2 OLED ssd1306 at i2c-1 0x3D: this display is already seat 1's"
+            "seat 3 OLED ssd1306 at i2c-1 0x3D: this display is already seat 1's"
             " (one display per seat)",
         ),
     ],

@@ -274,7 +274,7 @@ def test_a_debouncer_bug_is_logged_and_the_next_edge_still_works(
         assert slaps.settle(T + 31 * MS) is None
         edge(pin_factory, 17, False, T + 100 * MS)
         edge(pin_factory, 17, True, T + 200 * MS)
-    assert "seat 0 slap button at GPIO17: the edge handler failed" in caplog.text
+    assert "seat 1 slap button at GPIO17: the edge handler failed" in caplog.text
     assert "IndexError: debouncer bug" in caplog.text
     assert events == [
         Press(1, T + 1 * MS),
@@ -401,7 +401,7 @@ def test_close_is_idempotent_and_stops_events(pin_factory: Any, events: list[obj
     edge(pin_factory, 17, True, T)
     assert events == []
     assert "closed" in repr(slaps)
-    with pytest.raises(DriverClosedError, match="seat 0 slap button: used after close"):
+    with pytest.raises(DriverClosedError, match="seat 1 slap button: used after close"):
         slaps.is_held(0)
     with SlapButtons({0: 17}, events.append):
         edge(pin_factory, 17, False, T + 100 * MS)
@@ -416,7 +416,7 @@ def test_bad_pin_names_the_seat_and_pin(pin_factory: Any, events: list[object]) 
     assert isinstance(info.value, DriverValueError)
     assert isinstance(info.value, ValueError)
     assert str(info.value) == (
-        "seat 3 slap button at GPIO99: not a GPIO pin name (GPIO99 is not a valid pin name)"
+        "seat 4 slap button at GPIO99: not a GPIO pin name (GPIO99 is not a valid pin name)"
     )
     assert info.value.seat == 3
     with SlapButtons({0: 17}, events.append):  # seat 0's pin was released
@@ -430,7 +430,7 @@ def test_pin_used_twice_names_the_second_seat(pin_factory: Any, events: list[obj
         SlapButtons({0: 17, 1: 17}, events.append)
     assert isinstance(info.value, OSError)
     assert str(info.value) == (
-        "seat 1 slap button at GPIO17: pin already in use; each button needs its own pin"
+        "seat 2 slap button at GPIO17: pin already in use; each button needs its own pin"
     )
 
 
@@ -443,7 +443,7 @@ class _BusyPinFactory(MockFactory):  # type: ignore[misc]
 
 def test_backend_failure_becomes_device_unavailable(events: list[object]) -> None:
     """A backend error while opening (lgpio 'GPIO busy') names the seat and pin."""
-    with pytest.raises(DeviceUnavailableError, match=r"^seat 5 slap button at GPIO6: cannot open"):
+    with pytest.raises(DeviceUnavailableError, match=r"^seat 6 slap button at GPIO6: cannot open"):
         SlapButtons({5: 6}, events.append, pin_factory=_BusyPinFactory())
 
 
@@ -465,7 +465,7 @@ def test_unknown_seat_is_a_lookup_error(pin_factory: Any, events: list[object]) 
     with SlapButtons({0: 17}, events.append) as slaps, pytest.raises(LookupError) as info:
         slaps.is_held(1)
     assert isinstance(info.value, NotWiredError)
-    assert str(info.value) == "seat 1 slap button: no such seat (seats: [0])"
+    assert str(info.value) == "seat 2 slap button: no such seat (seats: [0])"
 
 
 def test_edge_works_on_a_plain_mock_factory(events: list[object]) -> None:
