@@ -64,7 +64,8 @@ def run() -> list[str]:
         f"baseline sort of 4 presses: {baseline_us:.2f} us; ratio {arbiter_us / baseline_us:.1f}x",
         f"back-to-back windows (RI-6.6), losers read after the close: {chained_us:.1f} us "
         "per window",
-        "(the settle time of 5 ms dominates the real decision latency; this is CPU only)",
+        "(the settle time, 25 ms on the device, dominates the real decision latency; this "
+        "is CPU only)",
     ]
 
 
