@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                         f"{REACTION_FLOOR_SHARE:.0%} of it)".replace("%", "%%"))
     p.add_argument("--bot-move-ms", type=int, default=1000,
                    help="how long a computer player waits before a move, ms (default 1000)")
+    p.add_argument("--serial-seats", type=int, default=0,
+                   help="simulator: how many of the six seats have an emulated serial "
+                        "handheld (the last ones; default 0)")
     p.add_argument("--config", type=Path, default=None,
                    help="hardware mode: the config file (default /etc/partytable/config.toml "
                         "if present, else the bundled 4-seat build)")
@@ -87,6 +90,8 @@ def check_args(args: argparse.Namespace) -> None:
         raise UsageError("--bot-slap-ms must be 50 to 5000")
     if not 0 <= args.bot_move_ms <= 60_000:
         raise UsageError("--bot-move-ms must be 0 to 60000")
+    if not 0 <= args.serial_seats <= len(SIM_SLAP_PINS):
+        raise UsageError(f"--serial-seats must be 0 to {len(SIM_SLAP_PINS)}")
 
 
 def sim_choices(

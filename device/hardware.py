@@ -3,7 +3,8 @@
 :func:`open_rig` builds every driver the config names — the pin factory (explicitly the
 kernel-timestamped lgpio one, ``drivers.pin_factory``), the slap buttons, each wired
 handheld's keys and OLED (written off the loop thread, ``drivers.hand_display``) and the TV
-(KMS/DRM with vsync, ``drivers.table_display``) — and the seats around them.
+(KMS/DRM with vsync, ``drivers.table_display``), and the serial handhelds on their USB link
+(``drivers.serial_handheld``) — and the seats around them.
 :func:`run_hardware` (``python -m device`` on a Pi) and :func:`run_hardware_selftest`
 (``python -m device selftest``) run the console or the self-test on it.
 
@@ -21,13 +22,21 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from device.config import Config, ConfigError, NoHandheld, WiredHandheld, find_config, load_config
+from device.config import (
+    Config,
+    ConfigError,
+    NoHandheld,
+    SerialHandheld,
+    WiredHandheld,
+    find_config,
+    load_config,
+)
 from device.console import Console
 from device.events import DeviceQueue, EventQueue, HandheldBack, HandheldGone, Quit
 from device.flow import Timing
@@ -38,6 +47,7 @@ from drivers.clock import Clock, MonotonicClock
 from drivers.errors import DriverError
 from drivers.hand_display import HandDisplays, open_hand_display
 from drivers.keys import HandKeys
+from drivers.serial_handheld import SerialHandhelds
 from drivers.slap import SlapButtons
 from drivers.table_display import TableDisplay
 
@@ -101,6 +111,7 @@ def open_rig(
     threads: bool = True,
     sys_i2c: Path | None = None,
     lg_wd: Path | None = None,
+    serial_ports: Callable[[], Iterable[str]] | None = None,
 ) -> Rig:
     """Open every driver of ``config`` (see the module docstring).
 
@@ -108,7 +119,9 @@ def open_rig(
     and handhelds gone/back); ``pin_factory``: a gpiozero factory to use instead of the
     Pi's lgpio one (tests: a ``MockFactory``); ``open_serial``: how an OLED's bus is opened
     (tests: luma's ``noop``); ``display_mode``: the TV's SDL mode instead of the config's;
-    ``threads``: False runs the OLED writers on the loop (tests on a fake clock).  Raises
+    ``threads``: False runs the OLED writers and the serial link on the loop (tests on a
+    fake clock); ``serial_ports``: lists the ports serial handhelds may be on (tests: ptys;
+    default ``/dev/serial/by-id`` and ``/dev/ttyACM*``).  Raises
     ``DriverError`` (one line naming the part and the fix) when a driver cannot be opened;
     whatever was opened is closed first."""
     display = TableDisplay(display_mode or config.display.driver, None, clock=clock,
@@ -155,10 +168,25 @@ def open_rig(
                 seat = Seat(i, Handheld(i, open_hand_display(i, "dummy"), "none"),
                             kind=SeatKind.COMPUTER, slap_pin=seat_config.slap_pin)
                 rig.seats.append(seat)
-            else:
-                raise DriverError(f"seat {i + 1} handheld",
-                                  f"{handheld.kind} handhelds are not supported by this "
-                                  "firmware: use a wired handheld", seat=i)
+            else:  # a serial handheld: opened below, all on one link
+                rig.seats.append(Seat(i, Handheld(i, open_hand_display(i, "dummy"), "serial"),
+                                      slap_pin=seat_config.slap_pin))
+        serial = {c.index: c.handheld.id for c in config.seats
+                  if isinstance(c.handheld, SerialHandheld)}
+        if serial:
+            link = SerialHandhelds(
+                serial, post=post,
+                on_gone=lambda seat, reason: post(HandheldGone(seat, reason, clock.now_ns())),
+                on_back=lambda seat: post(HandheldBack(seat, clock.now_ns())),
+                clock=clock, thread=threads, ports=serial_ports)
+            rig.closers.append(link.close)
+            if not threads:
+                rig.tickers.append(link.run_once)
+            for i in serial:
+                position = next(k for k, s in enumerate(rig.seats) if s.index == i)
+                rig.seats[position] = Seat(
+                    i, Handheld(i, link.open(i), "serial", reports_link=True),
+                    slap_pin=rig.seats[position].slap_pin)
     except BaseException:
         rig.close()
         raise

@@ -11,6 +11,8 @@ Modes (architecture "Modes of the same program"):
   (exit 2); see :func:`device.config.check_config_main`.
 - no mode flag: on a Pi, real drivers from the config (``device.hardware``; ``--config
   FILE``, else ``/etc/partytable/config.toml``, else the bundled build).
+- ``emulate-handheld [--id ID] [--out DIR]``: an emulated serial handheld on a pty
+  (``device.emulator``).
 - ``selftest [--sim]``: the builder's self-test (``device.selftest``) on the Pi's hardware
   or in the simulator window.
 
@@ -40,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from device.config import check_config_main
 
         return check_config_main(argv[1:])
+    if argv[:1] == ["emulate-handheld"]:  # python -m device emulate-handheld [--id ID]
+        from device.emulator import main as emulate
+
+        return emulate(argv[1:])
     selftest = argv[:1] == ["selftest"]  # python -m device selftest [--sim] [--config F]
     try:
         args = build_parser().parse_args(argv[1:] if selftest else argv)

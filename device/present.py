@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pygame
 
@@ -97,6 +98,9 @@ class SimPresenter(TablePresenter):
 
         self.active_seat: Callable[[], int | None] = lambda: None
         """Which handheld the simulator's arrow keys drive now (set by the keyboard)."""
+        self.pictures: dict[int, Callable[[], Any]] = {}
+        """Seat -> what its handheld really shows (an emulated serial handheld's own
+        framebuffer), drawn instead of the frame the console rendered for it."""
 
     def _layout(self) -> tuple[pygame.Rect, pygame.Rect, pygame.Rect]:
         w, h = self.display.surface.get_size()
@@ -161,7 +165,11 @@ class SimPresenter(TablePresenter):
         scale = min(float(OLED_SCALE), (area.width - OLED_GAP) / max(1, len(seats)) / 128 - 0.1)
         for s in seats:
             device = s.handheld.device
-            image = device.image.convert("RGB") if hasattr(device, "image") else None
+            picture = self.pictures.get(s.index)
+            if picture is not None:
+                image = picture().convert("RGB")
+            else:
+                image = device.image.convert("RGB") if hasattr(device, "image") else None
             label = s.name + ("  < keys" if s.index == self._active else "")
             colour = (255, 220, 90) if s.index == self._active else (200, 200, 200)
             surface.blit(font.render(label, True, colour), (x, area.y + 4))

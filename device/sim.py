@@ -20,18 +20,30 @@ Keys (drawn in the window):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
 from device.cli import SIM_SLAP_PINS, default_state_dir, sim_choices, timing_of
 from device.console import Console, make_seats
-from device.events import Abandon, DeviceQueue, Quit, SdlPump, SimKey
+from device.events import (
+    Abandon,
+    DeviceQueue,
+    HandheldBack,
+    HandheldGone,
+    Quit,
+    Redraw,
+    SdlPump,
+    SimKey,
+)
 from device.menu import MENU_KEY
 from device.phase import Phase
 from device.present import SimPresenter
+from device.seats import Handheld, Seat
 from drivers.clock import MonotonicClock
 from drivers.hand_display import open_hand_display
 from drivers.keys import KeyPress
@@ -47,6 +59,8 @@ KEYMAP = (
     "Tab   next handheld",
     "M     handheld menu (hold",
     "      BACK on a handheld)",
+    "U     pull/plug a serial",
+    "      handheld's cable",
     "Del   end game, lobby",
     "Esc   quit (game resumes",
     "      at the next start)",
@@ -69,13 +83,18 @@ class SimKeyboard:
     def __init__(self, console: Console | None, slap_factory: Any,
                  post: Callable[[object], None], *,
                  active_seat: Callable[[], int | None] | None = None,
-                 seat_count: Callable[[], int] | None = None) -> None:
+                 seat_count: Callable[[], int] | None = None,
+                 serial: Mapping[int, Any] | None = None) -> None:
         self.console = console
         self.slap_factory = slap_factory
         self.post = post
         self.manual_seat: int | None = None
         self._active = active_seat
         self._count = seat_count
+        self.serial = dict(serial or {})
+        """Seat -> its emulated serial handheld: the arrows press that handheld's keys (they
+        reach the console over the pty, as a real handheld's do); U pulls or plugs its
+        cable."""
 
     def seat_count(self) -> int:
         """How many seats the keys can reach."""
@@ -135,8 +154,18 @@ class SimKeyboard:
                  pygame.K_UP: "left", pygame.K_DOWN: "right", pygame.K_m: MENU_KEY}
         name = names.get(event.key)
         seat = self.active_seat()
+        handheld = self.serial.get(seat) if seat is not None else None
+        if event.key == pygame.K_u and handheld is not None:
+            if handheld.plugged:
+                handheld.unplug()
+            else:
+                handheld.plug()
+            return
         if name is not None and seat is not None:
-            self.post(KeyPress(seat, name, event.t_ns))
+            if handheld is not None and name != MENU_KEY:
+                handheld.press(name, event.t_ns)
+            else:
+                self.post(KeyPress(seat, name, event.t_ns))
 
 
 def run_sim(args: argparse.Namespace) -> int:
@@ -163,11 +192,14 @@ def run_sim(args: argparse.Namespace) -> int:
         presenter = SimPresenter(display)
         factory = MockFactory()
         pins = {seat: pin for seat, pin in enumerate(SIM_SLAP_PINS)}
-        with SlapButtons(pins, queue.post, pin_factory=factory) as buttons:
+        seats = make_seats(devices, "sim", SIM_SLAP_PINS)
+        serial = _serial_seats(args.serial_seats, len(choices.kinds), seats, queue, clock,
+                               presenter)
+        with SlapButtons(pins, queue.post, pin_factory=factory) as buttons, serial.link:
             console = Console(
                 tickers=[buttons.settle],
                 presenter=presenter,
-                seats=make_seats(devices, "sim", SIM_SLAP_PINS),
+                seats=seats,
                 clock=clock,
                 queue=queue,
                 choices=choices,
@@ -181,13 +213,56 @@ def run_sim(args: argparse.Namespace) -> int:
             # keys are read fast while a slap window (or the wake-up race) is open
             console.loop.tickers.append(SdlPump(
                 queue.post, busy=lambda: console.flow.race.deadline_ns is not None))
-            keyboard = SimKeyboard(console, factory, queue.post)
+            keyboard = SimKeyboard(console, factory, queue.post, serial=serial.handhelds)
             console.keyboard = keyboard
             presenter.active_seat = keyboard.active_seat
-            console.run()
+            try:
+                console.run()
+            finally:
+                for handheld in serial.handhelds.values():
+                    handheld.stop()
     finally:
         display.close()
     return 0
+
+
+@dataclass
+class _SerialSeats:
+    """The simulator's emulated serial handhelds (seat -> handheld) and the Pi-side link."""
+
+    handhelds: dict[int, Any]
+    link: Any
+
+
+def _serial_seats(count: int, playing: int, seats: list[Seat], queue: DeviceQueue,
+                  clock: MonotonicClock, presenter: SimPresenter) -> _SerialSeats:
+    """Give the last ``count`` of the ``playing`` seats an emulated serial handheld on a pty
+    each, driven by the real Pi-side link (``drivers.serial_handheld``): frames and keys
+    cross the pty as they cross a USB cable.  Returns the handhelds and the link (a context
+    manager)."""
+    from device.emulator import EmulatedHandheld
+    from drivers.serial_handheld import SerialHandhelds
+
+    count = min(count, playing)
+    chosen = range(playing - count, playing)
+    handhelds = {i: EmulatedHandheld(f"sim-seat-{i + 1}", boot_id=0x51A0 + i, clock=clock,
+                                     on_frame=lambda: queue.post(Redraw()))
+                 for i in chosen}
+    link = SerialHandhelds(
+        {i: h.handheld_id for i, h in handhelds.items()},
+        post=queue.post,
+        on_gone=lambda seat, reason: queue.post(HandheldGone(seat, reason, clock.now_ns())),
+        on_back=lambda seat: queue.post(HandheldBack(seat, clock.now_ns())),
+        clock=clock,
+        ports=lambda: [h.path for h in handhelds.values() if h.path],
+    )
+    for i, handheld in handhelds.items():
+        handheld.plug()
+        handheld.start()
+        seats[i] = Seat(i, Handheld(i, link.open(i), "serial", reports_link=True),
+                        slap_pin=seats[i].slap_pin)
+        presenter.pictures[i] = handheld.image
+    return _SerialSeats(handhelds, link if handhelds else contextlib.nullcontext())
 
 
 def run_sim_selftest(args: argparse.Namespace) -> int:
