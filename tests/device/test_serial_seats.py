@@ -1,0 +1,190 @@
+"""Serial handhelds end to end (issue "Serial handhelds"): the console in hardware mode with
+a seat whose handheld is the emulated one — the firmware's own protocol core on a pty, behind
+the real Pi-side link — plays a game through that handheld's keys while its cable is pulled
+and plugged back 50 times (a new ``/dev/pts`` node each time).  Nothing is lost: every key
+pressed on the handheld is applied exactly once, and after every re-plug the handheld shows
+exactly the seat's current screen."""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+from PIL import Image, ImageDraw
+
+from device.config import load_config
+from device.emulator import EmulatedHandheld
+from device.events import FakeQueue
+from device.hand_ui import Key
+from device.hardware import hardware_console, open_rig
+from device.phase import Phase
+from device.render.hand import draw_hand
+from drivers.clock import FakeClock
+from drivers.gpio import edge, mock_pin_factory
+from drivers.keys import KeyPress
+
+MS = 1_000_000
+S = 1_000_000_000
+
+CONFIG = """
+[display]
+driver = "dummy"
+[gpio]
+i2c = [1]
+[paths]
+state_dir = "{state}"
+[[seat]]
+slap_pin = 17
+[seat.handheld]
+kind = "wired"
+controller = "ssd1306"
+bus = "i2c"
+port = 1
+address = 0x3C
+keys = {{ left = 27, right = 22, select = 23, back = 24 }}
+[[seat]]
+slap_pin = 25
+[seat.handheld]
+kind = "serial"
+id = "emulated-7"
+"""
+WIRED_KEYS = {"left": 27, "right": 22, "select": 23, "back": 24}
+SERIAL_SLAP = 25
+
+
+class Bus:
+    """A working I2C bus under the wired OLED (frames go nowhere)."""
+
+    def command(self, *cmd: int) -> None:
+        """Take command bytes."""
+
+    def data(self, data: Any) -> None:
+        """Take frame bytes."""
+
+    def cleanup(self) -> None:
+        """Nothing to release."""
+
+
+def rendered(seat: Any) -> Image.Image:
+    """The frame the console renders for ``seat`` now (what its handheld must show)."""
+    image = Image.new("1", (128, 64))
+    draw_hand(ImageDraw.Draw(image), seat.screen())
+    return image
+
+
+def keys_for(hand: Any) -> list[Key]:
+    """Keys a person would press to act: RIGHT (or LEFT) until a card (or DRAW) that plays,
+    then SELECT (tried on copies of the composer)."""
+    for n in range(30):
+        for way in (Key.RIGHT, Key.LEFT):
+            for tail in ([Key.SELECT], [Key.SELECT, Key.SELECT]):
+                seq = [way] * n + tail
+                trial = copy.copy(hand)
+                if any(trial.key(k) is not None for k in seq):
+                    return seq
+    raise AssertionError(f"no key sequence submits an action: {hand.screen()}")
+
+
+def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
+    tmp_path: Path,
+) -> None:
+    """See the module docstring."""
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG.format(state=tmp_path / "state"))
+    clock = FakeClock(20 * S)
+    queue = FakeQueue(clock)
+    keys_seen: list[KeyPress] = []
+    real_post = queue.post
+
+    def post(event: object) -> None:
+        if isinstance(event, KeyPress) and event.seat == 1:
+            keys_seen.append(event)
+        real_post(event)
+
+    queue.post = post  # type: ignore[method-assign]
+    handheld = EmulatedHandheld("emulated-7", boot_id=77, clock=clock)
+    handheld.plug()
+    with mock_pin_factory() as factory:
+        config = load_config(path)
+        rig = open_rig(config, post=queue.post, clock=clock, pin_factory=factory,
+                       open_serial=lambda seat, name, p: Bus(), threads=False,
+                       serial_ports=lambda: [handheld.path] if handheld.path else [])
+        rig.tickers.append(handheld.pump)
+        try:
+            console = hardware_console(config, rig, clock=clock, queue=queue)
+            console.start()
+            console.render(clock.now_ns())
+
+            def tap(pin: int) -> None:
+                edge(factory, pin, True, clock.now_ns())
+                clock.advance(60 * MS)
+                edge(factory, pin, False, clock.now_ns())
+                clock.advance(90 * MS)
+                console.step()
+
+            def settle(steps: int = 40) -> None:
+                for _ in range(steps):
+                    console.step()
+
+            settle()
+            assert console.flow.playing[1].handheld.connected
+            # lobby by seat 1's wired keys: Seat 1 -> computer, Cards each 7 -> 10 (a longer
+            # game), wrap to START
+            for name in ("right", "right", "select", "right", "right", *["select"] * 5,
+                         *["left"] * 5, "select"):
+                tap(WIRED_KEYS[name])
+            assert console.flow.lobby.choices.kinds == ("computer", "human")
+            assert console.flow.lobby.choices.game_options()["hand_size"] == 10
+            assert console.phase is Phase.WAKEUP
+            clock.advance(300 * MS)
+            tap(SERIAL_SLAP)  # seat 2 wins the wake-up race by its slap button
+            settle(5)
+            assert console.phase is Phase.PLAY
+            pressed = 0
+            replugs = 0
+            for step in range(60_000):
+                if console.phase is not Phase.PLAY:
+                    break
+                seat = console.flow.playing[1]
+                if step % 4 == 2 and replugs < 50:  # pull the cable, wait, plug it back
+                    before = handheld.path
+                    handheld.unplug()
+                    settle(5)
+                    assert not seat.handheld.connected
+                    spare = os.openpty()  # takes the freed /dev/pts number: a new node next
+                    handheld.plug()
+                    for fd in spare:
+                        os.close(fd)
+                    assert handheld.path != before
+                    for _ in range(300):
+                        console.step()
+                        if seat.handheld.connected:
+                            break
+                    settle(5)
+                    assert seat.handheld.connected, f"re-plug {replugs + 1}"
+                    replugs += 1
+                    assert handheld.image().tobytes() == rendered(seat).tobytes(), \
+                        f"after re-plug {replugs} the handheld shows the seat's screen"
+                pos = console.pos
+                if console.plugin.window_open(pos) and console.flow.race.arbiter.t0_ns:
+                    clock.advance(200 * MS)
+                    tap(SERIAL_SLAP)
+                elif console.plugin.to_move(pos) == 1 and seat.handheld.connected:
+                    for k in keys_for(seat.hand):
+                        handheld.press(k.value, clock.now_ns())
+                        pressed += 1
+                        settle(3)
+                console.step()
+            assert console.phase is Phase.GAMEOVER, "the game reached its end"
+            assert replugs == 50, f"only {replugs} re-plugs happened before the game ended"
+            assert handheld.plugs == replugs + 1
+            downs = [k for k in keys_seen if not k.repeat]
+            assert len(downs) == pressed, "every key applied exactly once"
+        finally:
+            rig.close()
+            handheld.stop()
