@@ -156,10 +156,15 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
                     handheld.unplug()
                     settle(5)
                     assert not seat.handheld.connected
-                    spare = os.openpty()  # takes the freed /dev/pts number: a new node next
+                    spares = []  # keep the freed /dev/pts number busy: a new node next
+                    for _ in range(64):
+                        spares.append(os.openpty())
+                        if os.ttyname(spares[-1][1]) == before:
+                            break
                     handheld.plug()
-                    for fd in spare:
-                        os.close(fd)
+                    for pair in spares:
+                        for fd in pair:
+                            os.close(fd)
                     assert handheld.path != before
                     for _ in range(300):
                         console.step()
