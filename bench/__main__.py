@@ -17,6 +17,7 @@ MODULES = (
     "bench.bench_render",
     "bench.bench_arbiter",
     "bench.bench_fairness",
+    "bench.bench_serial",
     "bench.bench_idle",
 )
 
