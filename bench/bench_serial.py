@@ -15,6 +15,7 @@ import os
 import statistics
 import threading
 import time
+from collections.abc import Sequence
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -45,11 +46,13 @@ def run() -> list[str]:
         ports=lambda: [handheld.path] if handheld.path else [])
 
     class NoTv:
-        def present(self, model: object, seats: list[Seat], now_ns: int, force: bool) -> None:
+        def present(self, model: object, seats: Sequence[Seat], now_ns: int,
+                    force: bool) -> int | None:
             for s in seats:
                 s.handheld.show(s.screen(), now_ns)
+            return None
 
-        def next_frame_ns(self, now_ns: int) -> None:
+        def next_frame_ns(self, now_ns: int) -> int | None:
             return None
 
     seats = make_seats([open_hand_display(0, "dummy"), open_hand_display(1, "dummy")])
