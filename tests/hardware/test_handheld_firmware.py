@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import binascii
 import doctest
+import fcntl
 import importlib.util
 import io
 import json
@@ -30,9 +31,12 @@ import random
 import re
 import select
 import shutil
+import struct
 import subprocess
 import sys
+import termios
 import tokenize
+import tty
 import types
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -1715,3 +1719,131 @@ def test_micropython_runs_main_loop(tmp_path: Path) -> None:
     assert int(lines["LIT"]) > 50  # the real 8x8 font drew "waiting for the console"
     n, first = lines["OLED"].split()
     assert first == "00ae" and int(n) >= 1 + 16
+
+
+# --- the core against the Pi's own link (drivers/serial_handheld.py) --------------------------
+
+class CoreOnPty:
+    """The core at the master end of a pty whose slave the Pi's ``SerialHandhelds`` opens.
+
+    ``cut``: bytes both ways are lost (the cable hangs loose); ``deaf``: only what the Pi
+    sends is lost (its ACKs among it).  Bytes in flight are counted (the driver's
+    ``stats().written``, FIONREAD on the slave) so no step waits on time."""
+
+    def __init__(self, core: hc.HandheldCore) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self.core = core
+        self.read_so_far = 0
+        self.cut = False
+        self.deaf = False
+
+    def _queued(self) -> int:
+        return int(struct.unpack("i", fcntl.ioctl(self.slave, termios.FIONREAD, b"\0\0\0\0"))[0])
+
+    def step(self, link: Any, t_ms: int) -> None:
+        want = link.stats().written.get(self.path, 0)
+        data = bytearray()
+        while self.read_so_far + len(data) < want:
+            ready, _, _ = select.select([self.master], [], [], 2.0)
+            assert ready, "the Pi's bytes never reached the handheld"
+            data += os.read(self.master, 65536)
+        self.read_so_far += len(data)
+        if data and not (self.cut or self.deaf):
+            self.core.feed(bytes(data), t_ms)
+        self.core.tick(t_ms)
+        out = self.core.take_output()
+        if out and not self.cut:
+            before = self._queued()
+            os.write(self.master, out)
+            for _ in range(4000):
+                if self._queued() >= before + len(out):
+                    break
+                select.select([], [], [], 0.0005)
+            else:
+                raise AssertionError("the handheld's bytes never reached the Pi")
+
+    def close(self) -> None:
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def test_core_against_the_pis_serial_link() -> None:
+    """drivers.serial_handheld over a pty against the core: connect, the picture, keys once
+    while ACKs are lost, a loose cable (gone, HELLO again, back) and keys pressed meanwhile
+    delivered once, the picture again after the reconnect."""
+    serial_handheld = pytest.importorskip("drivers.serial_handheld")
+    from drivers.clock import FakeClock
+
+    side = CoreOnPty(new_core())
+    clock = FakeClock(start_ns=100_000 * MS)
+    start = clock.now_ns()
+    events: list[Any] = []
+    gone: list[tuple[int, str]] = []
+    back: list[int] = []
+    link = serial_handheld.SerialHandhelds(
+        {2: HH_ID}, post=events.append, on_gone=lambda seat, why: gone.append((seat, why)),
+        on_back=back.append, clock=clock, ports=lambda: [side.path], thread=False)
+    try:
+        device = link.open(2)
+        first = picture(11)
+        device.display(first)
+
+        def run(from_ms: int, to_ms: int, each: Callable[[int], object] = lambda t: None
+                ) -> None:
+            for t in range(from_ms, to_ms, 10):
+                each(t)
+                clock.set(start + t * MS)
+                link.run_once(clock.now_ns())
+                side.step(link, t)
+
+        run(0, 1500)
+        assert link.connected(2) and side.core.connected
+        assert pages_of(side.core) == image_pages(first)
+
+        presses: list[str] = []
+
+        def press(t: int) -> None:
+            side.deaf = 2000 <= t < 2300 or 2600 <= t < 2800  # the Pi's ACKs are lost
+            if t in (1600, 2010, 2100, 2150, 2610, 2700):
+                key = ("select", "back")[len(presses) % 2]
+                side.core.press(key, True, t)
+                side.core.press(key, False, t + 5)
+                presses.append(key)
+
+        run(1500, 3500, press)
+        assert [e.key for e in events] == presses
+        assert side.core.pending_keys() == []
+        assert link.stats().seats[2].keys_duplicate > 0  # resends came and were recognised
+
+        def loose(t: int) -> None:
+            side.cut = 4000 <= t < 6500
+            if t in (4500, 5000):
+                side.core.press("select", True, t)
+                side.core.press("select", False, t + 5)
+                presses.append("select")
+
+        states: list[str] = []
+
+        def loose_and_watch(t: int) -> None:
+            loose(t)
+            states.append(side.core.state)
+
+        run(3500, 9000, loose_and_watch)
+        assert "waiting" in states and side.core.state == "session"
+        assert [seat for seat, _ in gone] == [2]
+        assert back[-1:] == [2]
+        assert [e.key for e in events] == presses  # each key once, across the reconnect
+        assert link.stats().seats[2].sessions >= 2
+        assert pages_of(side.core) == image_pages(first)
+        second = picture(12)
+        device.display(second)
+        side.core.dirty_pages()
+        run(9000, 9300)
+        assert pages_of(side.core) == image_pages(second)
+        assert side.core.dirty_pages() == [p for p in range(8)
+                                           if image_pages(first)[p] != image_pages(second)[p]]
+    finally:
+        link.close()
+        side.close()
