@@ -505,7 +505,9 @@ class HandheldCore:
         ``down`` (True pressed, False released) at ``t_ms`` (u32 ms, the edge's time).
 
         Returns True when it was queued (and, in a session, sent), False when 32 events were
-        already waiting and it was dropped.  Raises ``ValueError`` naming a bad key or time.
+        already waiting and it was dropped.  A ``t_ms`` after the last time given moves the
+        core's clock there (the KEY resend timer starts at the later of the two).  Raises
+        ``ValueError`` naming a bad key or time.
         """
         if isinstance(key, str):
             if key not in KEY_NAMES:
