@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean check-python xvfb
+.PHONY: run test lint typecheck pytest bench clean check-python xvfb micropython
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: python3 is missing: install Python 3.11+ (e.g. apt-get install python3 python3-venv)"; exit 1; }
@@ -27,6 +27,8 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict engine drivers device
+	MYPYPATH=hardware/handheld/stubs:hardware/handheld $(BIN)/mypy --strict \
+	  hardware/handheld/handheld_core.py hardware/handheld/ssd1306.py hardware/handheld/main.py
 
 # The real-window simulator test and the windowed idle figure need an X server: as root with
 # apt-get (CI, a fresh Debian machine) Xvfb is installed; elsewhere those tests say why they skip.
@@ -35,8 +37,17 @@ xvfb:
 	  && { apt-get update -qq >/dev/null 2>&1; apt-get install -y -qq xvfb >/dev/null 2>&1; } \
 	  || echo "make: Xvfb not installed (apt-get install xvfb): the real-window test will skip"; }
 
-pytest: $(STAMP) xvfb
-	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest
+# The handheld firmware's tests also run it on MicroPython's WebAssembly port where node and
+# npm exist (npm's registry); without them those two tests say why they skip.
+MICROPYTHON := $(VENV)/npm/node_modules/@micropython/micropython-webassembly-pyscript
+micropython: $(STAMP)
+	@test -f $(MICROPYTHON)/micropython.mjs || { command -v npm >/dev/null 2>&1 \
+	  && npm install --silent --no-audit --no-fund --prefix $(VENV)/npm \
+	     @micropython/micropython-webassembly-pyscript@1.27.0 >/dev/null 2>&1 \
+	  || echo "make: MicroPython's WebAssembly port not installed (needs node and npm): its two firmware tests will skip"; }
+
+pytest: $(STAMP) xvfb micropython
+	MICROPYTHON_WASM=$(abspath $(MICROPYTHON)) SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest
 
 test: lint typecheck pytest
 
