@@ -6,7 +6,6 @@ fingers do, and plays a game to its end."""
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +15,10 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
+from rig_helpers import Bus, keys_for
 
 from device.config import load_config
 from device.events import FakeQueue, Redraw
-from device.hand_ui import Key
 from device.hardware import hardware_console, open_rig
 from device.phase import Phase
 from drivers.clock import FakeClock
@@ -61,31 +60,6 @@ KEY_PINS = ({"left": 27, "right": 22, "select": 23, "back": 24},
 SLAP_PINS = (17, 25)
 
 
-class Bus:
-    """A luma serial interface that records what the OLED driver sends (command bytes and
-    frame data), as an I2C bus that works."""
-
-    def __init__(self) -> None:
-        self.commands: list[int] = []
-        self.frames: list[bytes] = []
-        self.unplugged = False
-
-    def command(self, *cmd: int) -> None:
-        """Record command bytes (an unplugged cable: errno 121)."""
-        if self.unplugged:
-            raise OSError(121, "Remote I/O error")
-        self.commands.extend(cmd)
-
-    def data(self, data: Any) -> None:
-        """Record a frame chunk (an unplugged cable: errno 121)."""
-        if self.unplugged:
-            raise OSError(121, "Remote I/O error")
-        self.frames.append(bytes(data))
-
-    def cleanup(self) -> None:
-        """Nothing to release."""
-
-
 @pytest.fixture
 def rig_parts(tmp_path: Path) -> Iterator[dict[str, Any]]:
     """The config file, a fake clock and queue, a MockFactory and one recording bus per
@@ -118,25 +92,6 @@ def tap(parts: dict[str, Any], pin: int) -> None:
     clock.advance(60 * MS)
     edge(parts["factory"], pin, False, clock.now_ns())
     clock.advance(90 * MS)
-
-
-def keys_for(hand: Any) -> list[Key]:
-    """The shortest key sequence after which ``hand`` submits an action (tried on copies,
-    as a person tries keys)."""
-    frontier: list[list[Key]] = [[]]
-    for _ in range(8):
-        nxt = []
-        for seq in frontier:
-            for k in (Key.SELECT, Key.RIGHT, Key.LEFT, Key.BACK):
-                trial = copy.copy(hand)
-                got = None
-                for key in [*seq, k]:
-                    got = trial.key(key)
-                if got is not None:
-                    return [*seq, k]
-                nxt.append([*seq, k])
-        frontier = nxt[:200]
-    raise AssertionError("no key sequence submits an action")
 
 
 def test_hardware_mode_plays_a_game_from_gpio_edges(rig_parts: dict[str, Any]) -> None:

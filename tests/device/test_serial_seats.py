@@ -7,7 +7,6 @@ exactly the seat's current screen."""
 
 from __future__ import annotations
 
-import copy
 import os
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,11 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 from PIL import Image, ImageDraw
+from rig_helpers import Bus, keys_for
 
 from device.config import load_config
 from device.emulator import EmulatedHandheld
 from device.events import FakeQueue
-from device.hand_ui import Key
 from device.hardware import hardware_console, open_rig
 from device.phase import Phase
 from device.render.hand import draw_hand
@@ -57,37 +56,11 @@ WIRED_KEYS = {"left": 27, "right": 22, "select": 23, "back": 24}
 SERIAL_SLAP = 25
 
 
-class Bus:
-    """A working I2C bus under the wired OLED (frames go nowhere)."""
-
-    def command(self, *cmd: int) -> None:
-        """Take command bytes."""
-
-    def data(self, data: Any) -> None:
-        """Take frame bytes."""
-
-    def cleanup(self) -> None:
-        """Nothing to release."""
-
-
 def rendered(seat: Any) -> Image.Image:
     """The frame the console renders for ``seat`` now (what its handheld must show)."""
     image = Image.new("1", (128, 64))
     draw_hand(ImageDraw.Draw(image), seat.screen())
     return image
-
-
-def keys_for(hand: Any) -> list[Key]:
-    """Keys a person would press to act: RIGHT (or LEFT) until a card (or DRAW) that plays,
-    then SELECT (tried on copies of the composer)."""
-    for n in range(30):
-        for way in (Key.RIGHT, Key.LEFT):
-            for tail in ([Key.SELECT], [Key.SELECT, Key.SELECT]):
-                seq = [way] * n + tail
-                trial = copy.copy(hand)
-                if any(trial.key(k) is not None for k in seq):
-                    return seq
-    raise AssertionError(f"no key sequence submits an action: {hand.screen()}")
 
 
 def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
