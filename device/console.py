@@ -234,7 +234,7 @@ class Console:
             deadline_ns=flow.race.deadline_ns,
             slap=flow.slap_shown,
             results=flow.results,
-            banner=" ".join(notes),
+            banner="  ·  ".join(notes),
             lobby=lobby,
             keymap=self.keymap,
         )

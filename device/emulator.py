@@ -60,16 +60,19 @@ class EmulatedHandheld:
     """One emulated serial handheld on a pty (see the module docstring).
 
     ``handheld_id``: its HELLO id (1..32 printable ASCII characters, no spaces);
-    ``boot_id``: u32 of this "power-up"; ``clock``: the clock its milliseconds come from;
-    ``on_frame``: see the attribute.
+    ``boot_id``: u32 of this "power-up" (default: drawn at random, as the board does at every
+    power-up, so a restarted emulator's keys are not taken for repeats); ``clock``: the
+    clock its milliseconds come from; ``on_frame``: see the attribute.
     Not thread-safe by itself: call :meth:`pump`, :meth:`press`, :meth:`plug` and
     :meth:`unplug` from one thread, or use :meth:`start` (then :meth:`press` and
     :meth:`unplug`/:meth:`plug` take the emulator's lock)."""
 
-    def __init__(self, handheld_id: str, *, boot_id: int = 1,
+    def __init__(self, handheld_id: str, *, boot_id: int | None = None,
                  clock: Clock | None = None,
                  on_frame: Callable[[], None] | None = None) -> None:
         core = load_core()
+        if boot_id is None:  # a new power-up, as the board draws it: a new KEY counter
+            boot_id = int.from_bytes(os.urandom(4), "big")
         self.on_frame = on_frame
         """Called (on the pumping thread) when a frame changed the screen."""
         self.core: Any = core.HandheldCore(handheld_id, "emulator-1", boot_id)

@@ -287,8 +287,9 @@ class GameFlow:
         self._prepare(session, now_ns)
         self.phase = Phase.PLAY
         self.banner = RESUMED
-        self._timer(now_ns + RESUMED_NS, self._clear_resumed, "resumed notice")
         self._after_action((), now_ns)
+        # not a game timer (those end with every action): the notice goes after RESUMED_NS
+        self.timers.call_at(now_ns + RESUMED_NS, self._clear_resumed, "resumed notice")
         return True
 
     def abandon(self, now_ns: int) -> None:

@@ -1048,9 +1048,16 @@ class SerialHandhelds(ClosesOnExit):
         verdict = self._dedup[link.hid or ""].accept(seq)
         if verdict is KeyVerdict.DUPLICATE:
             state.keys_duplicate += 1
+            if state.keys_duplicate in (1, 10, 100) or state.keys_duplicate % 1000 == 0:
+                log.info("%s: KEY seq %d already applied (a resend): not applied again "
+                         "(%d so far)", state.name, seq, state.keys_duplicate)
             return
         if verdict is not KeyVerdict.NEW:
             state.keys_gap += 1
+            if state.keys_gap in (1, 10, 100) or state.keys_gap % 1000 == 0:
+                log.warning("%s: KEY seq %d is not the next one (%s): held back until the "
+                            "missing ones come (%d so far)", state.name, seq,
+                            verdict.name.lower(), state.keys_gap)
             return
         state.keys_applied += 1
         if key.down:

@@ -400,3 +400,18 @@ def test_a_journaled_game_with_more_seats_than_the_console_opens_the_lobby(
     smaller, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
                        resume=True)
     assert smaller.phase is Phase.LOBBY
+
+
+def test_the_resumed_notice_goes_after_its_time(display: TableDisplay, tmp_path: Path) -> None:
+    """After a power cut the TV says "Game resumed where it stopped" for 8 s, then not any
+    more (a tester saw it stay up all game, cutting off an unplug warning)."""
+    console, *_ = make(display, ("computer", "computer"), "right-on-time", state_dir=tmp_path)
+    while console.record is not None and len(console.record.actions) < 3:
+        console.step()
+    again, clock, _queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
+                                   skip_lobby=False, resume=True)
+    assert "resumed" in again.model(clock.now_ns()).banner
+    start = clock.now_ns()
+    while clock.now_ns() - start < 9 * S:
+        again.step()
+    assert "resumed" not in again.model(clock.now_ns()).banner

@@ -8,6 +8,7 @@ exactly the seat's current screen."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +121,9 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
             assert console.phase is Phase.PLAY
             pressed = 0
             replugs = 0
+            budget = time.monotonic() + 120  # a hang is a failure, not a stuck CI run
             for step in range(60_000):
+                assert time.monotonic() < budget, "the game did not end within 120 s"
                 if console.phase is not Phase.PLAY:
                     break
                 seat = console.flow.playing[1]
@@ -166,3 +169,43 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
         finally:
             rig.close()
             handheld.stop()
+
+
+def test_a_restarted_emulated_handheld_is_a_new_power_up_and_its_keys_count() -> None:
+    """The same handheld id started again (Ctrl-C, run again) draws a new boot id, as the
+    board does at power-up: its first keys are applied, not taken for repeats of the old
+    run's (a tester lost 25 keys that way)."""
+    from drivers.serial_handheld import SerialHandhelds
+
+    clock = FakeClock(3 * S)
+    posted: list[object] = []
+    current: list[EmulatedHandheld] = []
+    link = SerialHandhelds({0: "same-id"}, post=posted.append, clock=clock, thread=False,
+                           ports=lambda: [h.path for h in current if h.path])
+
+    def run(until: Any) -> None:
+        for _ in range(400):
+            now = clock.now_ns()
+            for h in current:
+                h.pump(now)
+            link.run_once(now)
+            if until():
+                return
+            clock.advance(10 * MS)
+        raise AssertionError("timed out")
+
+    try:
+        for life in range(2):
+            handheld = EmulatedHandheld("same-id", clock=clock)
+            current[:] = [handheld]
+            handheld.plug()
+            run(lambda: link.connected(0))
+            before = len(posted)
+            for key in ("right", "right", "left"):
+                handheld.press(key, clock.now_ns())
+            run(lambda: len(posted) >= before + 3)  # noqa: B023
+            assert [e.key for e in posted[before:] if isinstance(e, KeyPress)] == \
+                ["right", "right", "left"], f"run {life + 1}"
+            handheld.stop()
+    finally:
+        link.close()
