@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import errno
 import importlib.util
+import logging
 import os
 import select
 import signal
@@ -34,6 +35,8 @@ from PIL import Image
 
 from drivers.clock import Clock, MonotonicClock
 from drivers.handheld_codec import pages_image
+
+log = logging.getLogger("partytable")
 
 MS = 1_000_000
 CORE_PATH = Path(__file__).resolve().parents[1] / "hardware" / "handheld" / "handheld_core.py"
@@ -213,8 +216,8 @@ class EmulatedHandheld:
                 self._stop.wait(PUMP_NS / 1e9)
             try:
                 self.pump()
-            except Exception as err:  # the emulator never dies quietly
-                print(f"emulated handheld {self.handheld_id}: {err}", file=sys.stderr)
+            except Exception:  # the emulator never dies quietly, nor stops on one bad turn
+                log.exception("emulated handheld %s", self.handheld_id)
 
 
 def main(argv: list[str]) -> int:
