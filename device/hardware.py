@@ -266,13 +266,27 @@ class SyncWriters:
 
 def run_hardware(args: argparse.Namespace) -> int:
     """``python -m device`` on a Pi: the console from the config until SIGTERM; exit 0.
+    Under systemd (``device.notify``) it sends ``READY=1`` after the first frame,
+    ``WATCHDOG=1`` from the loop and ``STOPPING=1`` when the loop ends.
     A bad config is one line per problem and exit 2; a driver that cannot be opened is one
     line on the TV and in the log, and the device waits for SIGTERM (exit 1)."""
     from device.cli import timing_of
 
     def play(config: Config, rig: Rig, clock: Clock, queue: DeviceQueue) -> int:
-        hardware_console(config, rig, clock=clock, queue=queue, timing=timing_of(args),
-                         game_seed=args.seed).run()
+        from device.notify import Notifier
+
+        notifier = Notifier()  # systemd's Type=notify (systemd/partytable.service)
+        console = hardware_console(config, rig, clock=clock, queue=queue,
+                                   timing=timing_of(args), game_seed=args.seed)
+        console.loop.tickers.append(notifier.watchdog_ticker)
+        try:
+            console.start()
+            console.render(clock.now_ns())
+            notifier.ready()  # the first frame is on the TV
+            console.run()
+        finally:
+            notifier.stopping()
+            notifier.close()
         return 0
 
     return _on_hardware(args, play, show_fault=True)
