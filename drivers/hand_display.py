@@ -59,6 +59,7 @@ from drivers.errors import (
     DriverError,
     DriverValueError,
 )
+from drivers.frames import check_frame
 from drivers.i2c_writer import (
     MAX_RETRY_NS,
     RETRY_NS,
@@ -254,13 +255,7 @@ class ChangedOnly:
         ``image``: a PIL image of the device's ``size`` and ``mode``.  Errors: see the
         class docstring.
         """
-        if image.size != self.size or image.mode != self.mode:
-            raise DriverValueError(
-                self.name,
-                f"frame is {image.mode} {image.size[0]}x{image.size[1]}, "
-                f"the screen takes {self.mode} {self.width}x{self.height}",
-                seat=self.seat,
-            )
+        check_frame(image, self.size, self.mode, name=self.name, seat=self.seat)
         data = image.tobytes()
         if data == self._last:
             self.frames_skipped += 1

@@ -53,6 +53,7 @@ from PIL import Image
 from drivers.clock import Clock, MonotonicClock
 from drivers.closing import ClosesOnExit
 from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverError, DriverValueError
+from drivers.frames import check_frame
 
 __all__ = [
     "MAX_RETRY_NS",
@@ -220,13 +221,7 @@ class QueuedDisplay:
         Raises :class:`~drivers.errors.DriverValueError` for an image of the wrong size or
         mode and :class:`~drivers.errors.DriverClosedError` after the writer's ``close()``.
         """
-        if image.size != self._size or image.mode != self._mode:
-            raise DriverValueError(
-                self.name,
-                f"frame is {image.mode} {image.size[0]}x{image.size[1]}, "
-                f"the screen takes {self._mode} {self._size[0]}x{self._size[1]}",
-                seat=self.seat,
-            )
+        check_frame(image, self._size, self._mode, name=self.name, seat=self.seat)
         data = image.tobytes()
         cond = self._writer._cond
         with cond:

@@ -104,6 +104,7 @@ from PIL import Image
 from drivers.clock import Clock, MonotonicClock
 from drivers.closing import ClosesOnExit
 from drivers.errors import DriverClosedError, DriverValueError, NotWiredError
+from drivers.frames import check_frame
 from drivers.handheld_codec import (
     HEIGHT,
     LINK_TIMEOUT_NS,
@@ -398,13 +399,7 @@ class SerialHandheldDisplay:
         :class:`~drivers.errors.DriverValueError` for another size or mode and
         :class:`~drivers.errors.DriverClosedError` after the driver's ``close()``.
         """
-        if image.size != (WIDTH, HEIGHT) or image.mode != "1":
-            raise DriverValueError(
-                self.name,
-                f"frame is {image.mode} {image.size[0]}x{image.size[1]}, "
-                f"the screen takes 1 {WIDTH}x{HEIGHT}",
-                seat=self.seat,
-            )
+        check_frame(image, (WIDTH, HEIGHT), "1", name=self.name, seat=self.seat)
         self._owner._show(self.seat, image_pages(image))
         self.frames_given += 1
 

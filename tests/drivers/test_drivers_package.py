@@ -18,6 +18,7 @@ MODULES = [
     "drivers.gpio",
     "drivers.slap",
     "drivers.keys",
+    "drivers.frames",
     "drivers.hand_display",
     "drivers.i2c_writer",
     "drivers.pin_factory",
