@@ -33,8 +33,9 @@ import json
 import math
 import os
 import stat
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeGuard, TypeVar
+from typing import Any, Self, TypeGuard, TypeVar
 
 from engine.core import MAX_NUMBER_DIGITS, NotationError, Seat, short_repr
 
@@ -349,3 +350,31 @@ def read_text_file(path: str, limit: int, what: str, rule: str | None = None) ->
         raise NotationError(
             f"{where}: not UTF-8 text (byte {err.start}: {err.reason})", rule
         ) from None
+
+
+class JsonForms(ABC):
+    """The text forms both games' positions share (notation.md "Positions"): ``str(p)`` is
+    the canonical JSON text and ``parse(text)`` reads it back (``parse(str(p)) == p``).  A
+    position class supplies ``from_json(obj)`` (validating; raises ``NotationError``) and
+    ``to_json()``."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of the position."""
+
+    @classmethod
+    @abstractmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        """Read and validate a JSON object; raises ``NotationError``."""
+
+    def __str__(self) -> str:
+        return dumps(self.to_json())
+
+    @classmethod
+    def parse(cls, text: str, where: str = "text") -> Self:
+        """Read a position from its JSON text (``where`` names the source in messages);
+        raises :class:`~engine.core.NotationError` for text that is not a strict JSON
+        object (:func:`loads_object`) or a malformed position."""
+        return cls.from_json(loads_object(text, where))

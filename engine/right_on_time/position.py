@@ -43,13 +43,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine._common import (
+    JsonForms,
     card_list,
     check_deck_json,
     deck_json,
-    dumps,
     field_error,
     is_int,
-    loads_object,
     per_seat,
     seat,
     seat_or_none,
@@ -76,7 +75,7 @@ Hand = tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class RotPosition:
+class RotPosition(JsonForms):
     """A Right on Time position: everything needed to continue the match.
 
     Fields mirror the JSON fields of the module docstring (lists become tuples);
@@ -101,16 +100,6 @@ class RotPosition:
     bonus: tuple[Hand, ...]
     winner: Seat | None
     shown: tuple[Hand, ...]
-
-    def __str__(self) -> str:
-        return dumps(position_json(self))
-
-    @classmethod
-    def parse(cls, text: str, where: str = "text") -> RotPosition:
-        """Read a position from its JSON text (``where`` names the source in messages);
-        raises :class:`NotationError` for text that is not a strict JSON object
-        (``engine._common.loads_object``) or a malformed position (RT-10.2)."""
-        return parse_position(loads_object(text, where))
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> RotPosition:

@@ -29,13 +29,12 @@ from typing import Any
 
 from engine._common import (
     STANDARD_DECK,
+    JsonForms,
     card_list,
     check_deck_json,
     deck_json,
-    dumps,
     field_error,
     is_int,
-    loads_object,
     per_seat,
     seat_or_none,
 )
@@ -155,7 +154,7 @@ class Demand:
 
 
 @dataclass(frozen=True, slots=True)
-class RiiingPosition:
+class RiiingPosition(JsonForms):
     """Everything needed to continue a game (``design/notation.md``).
 
     - ``seats``: 2-6; ``options``: :class:`RiiingOptions`
@@ -184,16 +183,6 @@ class RiiingPosition:
     demand: Demand | None = None
     window: str | None = None
     winner: Seat | None = None
-
-    def __str__(self) -> str:
-        return dumps(position_json(self))
-
-    @classmethod
-    def parse(cls, text: str, where: str = "text") -> RiiingPosition:
-        """Read a position from its JSON text (``where`` names the source in messages);
-        raises :class:`NotationError` for text that is not a strict JSON object
-        (``engine._common.loads_object``) or a malformed position (RI-9)."""
-        return position_from_json(loads_object(text, where))
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> RiiingPosition:
