@@ -20,9 +20,11 @@ pygame-ce's ``event.wait`` and SDL's own wait poll every millisecond on KMSDRM
 from __future__ import annotations
 
 import queue
+import signal
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, Protocol
 
 from drivers.clock import FakeClock
@@ -205,3 +207,15 @@ class SdlPump:
 
 Post = Callable[[object], None]
 """What driver threads are handed: ``post(event)``."""
+
+
+def quit_on_signals(post: Post) -> None:
+    """Make SIGINT and SIGTERM post :class:`Quit` (``post``: the device queue's): the loop's
+    wait wakes at once and the loop ends cleanly.  Installed before SDL starts, these
+    handlers also keep SDL from taking the two signals for itself."""
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        post(Quit())
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)

@@ -31,6 +31,7 @@ from device.menu import MENU_KEY, MenuChoice, SeatMenu
 from device.phase import Phase
 from device.seats import Seat, SeatKind
 from device.session import (
+    JOURNAL_NAME,
     WAKEUP_RACE,
     WINDOW_RACE,
     GameRecord,
@@ -498,8 +499,6 @@ class GameFlow:
             log.error("cannot save the lobby choices in %s: %s", self.state_dir, err)
 
     def _journal_path(self) -> Path | None:
-        from device.session import JOURNAL_NAME
-
         return None if self.state_dir is None else self.state_dir / JOURNAL_NAME
 
     def _clear_resumed(self, now_ns: int) -> None:

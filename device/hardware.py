@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from device.config import (
@@ -38,7 +36,14 @@ from device.config import (
     load_config,
 )
 from device.console import Console
-from device.events import DeviceQueue, EventQueue, HandheldBack, HandheldGone, Quit
+from device.events import (
+    DeviceQueue,
+    EventQueue,
+    HandheldBack,
+    HandheldGone,
+    Quit,
+    quit_on_signals,
+)
 from device.flow import Timing
 from device.lobby import LobbyChoices, load_choices
 from device.loop import Ticker
@@ -323,7 +328,7 @@ def _on_hardware(
         return 2
     clock = MonotonicClock()
     queue = DeviceQueue()
-    _signals_to(queue)
+    quit_on_signals(queue.post)
     try:
         rig = open_rig(config, post=queue.post, clock=clock)
     except (DriverError, ConfigError) as err:
@@ -345,14 +350,6 @@ def _config_or_none(args: argparse.Namespace) -> Config | None:
         for problem in err.problems:
             print(f"{err.source}: {problem}")
         return None
-
-
-def _signals_to(queue: DeviceQueue) -> None:
-    def quit_on_signal(signum: int, frame: FrameType | None) -> None:
-        queue.post(Quit())
-
-    signal.signal(signal.SIGINT, quit_on_signal)
-    signal.signal(signal.SIGTERM, quit_on_signal)
 
 
 def _show_fault(config: Config, line: str, clock: Clock, queue: DeviceQueue) -> int:

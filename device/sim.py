@@ -22,10 +22,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import FrameType
 from typing import Any
 
 from device.cli import SIM_SLAP_PINS, default_state_dir, sim_choices, timing_of
@@ -39,6 +37,7 @@ from device.events import (
     Redraw,
     SdlPump,
     SimKey,
+    quit_on_signals,
 )
 from device.menu import MENU_KEY
 from device.phase import Phase
@@ -176,12 +175,7 @@ def run_sim(args: argparse.Namespace) -> int:
     clock = MonotonicClock()
     queue = DeviceQueue()
 
-    def quit_on_signal(signum: int, frame: FrameType | None) -> None:
-        queue.post(Quit())  # wakes the loop's wait at once; the loop then ends cleanly
-
-    # Python handlers before SDL starts: SDL then leaves SIGINT/SIGTERM to us
-    signal.signal(signal.SIGINT, quit_on_signal)
-    signal.signal(signal.SIGTERM, quit_on_signal)
+    quit_on_signals(queue.post)  # before SDL starts: SDL then leaves the signals to us
     display = TableDisplay("window", (1600, 900), clock=clock)
     try:
         state_dir = (args.state_dir or default_state_dir()).absolute()
@@ -277,8 +271,7 @@ def run_sim_selftest(args: argparse.Namespace) -> int:
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     clock = MonotonicClock()
     queue = DeviceQueue()
-    signal.signal(signal.SIGINT, lambda signum, frame: queue.post(Quit()))
-    signal.signal(signal.SIGTERM, lambda signum, frame: queue.post(Quit()))
+    quit_on_signals(queue.post)
     display = TableDisplay("window", (1600, 900), clock=clock)
     seats_n = args.seats or 4
     try:
