@@ -15,8 +15,8 @@ check-python:
 
 $(STAMP): pyproject.toml | check-python
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install -qq --upgrade pip
+	$(BIN)/python -m pip install -qq -e '.[dev]'
 	@touch $(STAMP)
 
 run: $(STAMP)
