@@ -132,9 +132,17 @@ class Console:
                            skip_lobby=self._skip_lobby)
 
     def run(self) -> None:
-        """Serve events until :class:`Quit` (or :meth:`stop`)."""
+        """Serve events until :class:`Quit` (or :meth:`stop`); then close the game
+        database (everything in it is committed already)."""
         self.start()
-        self.loop.run()
+        try:
+            self.loop.run()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Close the game database (idempotent; a later step opens it again)."""
+        self.flow.close()
 
     def step(self) -> None:
         """One turn of the loop (tests call it directly).  A window opened from outside

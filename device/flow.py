@@ -31,12 +31,11 @@ from device.menu import MENU_KEY, MenuChoice, SeatMenu
 from device.phase import Phase
 from device.seats import Seat, SeatKind
 from device.session import (
-    JOURNAL_NAME,
     WAKEUP_RACE,
     WINDOW_RACE,
     GameRecord,
     GameSession,
-    SlapRecord,
+    GameStore,
 )
 from device.slap_race import RaceTiming, SlapRace
 from device.timers import Timer, Timers
@@ -50,9 +49,10 @@ MS = 1_000_000
 S = 1_000_000_000
 SLAP_SHOWN_NS = 4 * S
 """How long the slap winner's reaction time stays large on the table."""
-RESUMED = "Game resumed where it stopped"
-"""The TV's note after a power cut, shown for :data:`RESUMED_NS`."""
-RESUMED_NS = 8 * S
+RESUMED = "Game restored where it stopped: SLAP to go on"
+"""The TV's note after a power cut while the restored game waits (:attr:`Timing.resume_ns`)."""
+NOTICE_NS = 10 * S
+"""How long a notice from opening the game database (set aside, carried over) stays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +62,14 @@ class Timing:
     ``bot_move_ns``: how long a computer player waits before a move, so people can follow
     (architecture "Modes": about a second); ``wakeup_ns``: the wake-up race's limit (10 s,
     RI-2.3); ``gameover_ns``: how long the results stay before the lobby returns (0: until a
-    key); ``race``: the slap race's knobs (settle time, computer reaction times)."""
+    key); ``resume_ns``: how long a game restored after a power cut waits on the TV before
+    it goes on by itself (a slap or a key goes on at once; 0: at once); ``race``: the slap
+    race's knobs (settle time, computer reaction times)."""
 
     bot_move_ns: int = 1 * S
     wakeup_ns: int = 10 * S
     gameover_ns: int = 0
+    resume_ns: int = 5 * S
     race: RaceTiming = field(default_factory=RaceTiming)
 
 
@@ -76,7 +79,7 @@ class GameFlow:
     ``seats``: every seat the console has (a game uses the first ``len(choices.kinds)``);
     ``timers``: the loop's timers; ``post``: the device queue's ``post``; ``choices``: the
     lobby's starting choices; ``game_seed``: the next game's seed (each later game adds 1);
-    ``state_dir``: where the journal and ``lobby.json`` live (``None``: nowhere);
+    ``state_dir``: where the game database and ``lobby.json`` live (``None``: nowhere);
     ``on_game_over(record)`` once per finished game; ``on_action(count)`` after every
     applied action.  The constructor does no I/O: call :meth:`open`."""
 
@@ -105,6 +108,11 @@ class GameFlow:
         self.phase = Phase.LOBBY
         self.plugin: GamePlugin = get_plugin(choices.game)
         self.session: GameSession | None = None
+        self.store = GameStore(state_dir)
+        """The game database (``device.session.GameStore``)."""
+        self.held = False
+        """A game restored after a power cut waits for a slap, a key or its timer."""
+        self._store_shown = ""
         self.race = self._new_race(len(choices.kinds))
         self.banner = ""
         """A line the party must see (a damaged lobby.json, "Game resumed ..."), or ``""``."""
@@ -116,8 +124,16 @@ class GameFlow:
 
     # ------------------------------------------------------------------ start-up
     def open(self, now_ns: int, *, resume: bool, skip_lobby: bool) -> None:
-        """Start the flow: continue a journaled game (``resume``), start the lobby's game at
-        once (``skip_lobby``) or show the lobby."""
+        """Start the flow: open the game database (its notices go on the TV), continue an
+        unfinished game (``resume``), start the lobby's game at once (``skip_lobby``) or
+        show the lobby."""
+        self.store.db()
+        notice = self.store.problem or "  ·  ".join(self.store.notices)
+        if notice:
+            self.banner = notice if not self.banner else f"{self.banner}  ·  {notice}"
+            if not self.store.problem:
+                self.timers.call_at(now_ns + NOTICE_NS, self._clear_notice(self.banner),
+                                    "database notice")
         if resume and self.resume(now_ns):
             return
         if skip_lobby:
@@ -137,7 +153,11 @@ class GameFlow:
 
     # ------------------------------------------------------------------ input
     def on_press(self, press: Press, now_ns: int) -> None:
-        """A slap button's debounced press edge (``press.t_ns``: edge time)."""
+        """A slap button's debounced press edge (``press.t_ns``: edge time).  While a
+        restored game waits (:attr:`held`), a slap goes on with it."""
+        if self.held:
+            self.go_on(now_ns)
+            return
         self.race.press(press, now_ns)
 
     def on_release(self, seat: int, t_ns: int) -> None:
@@ -164,7 +184,9 @@ class GameFlow:
             log.warning("%s: unknown handheld key %.30r ignored", seat_name(seat), key)
             return
         menu = self.playing[seat].menu
-        if menu is not None:
+        if self.held:
+            self.go_on(now_ns)
+        elif menu is not None:
             self._menu_key(seat, menu, k, now_ns)
         elif self.phase is Phase.LOBBY:
             self._lobby_key(k, now_ns)
@@ -221,7 +243,7 @@ class GameFlow:
         self._save_choices(choices)
         self._prepare(GameSession(
             get_plugin(choices.game), choices.kinds, self.game_seed,
-            choices.game_options(), first=choices.first, journal_path=self._journal_path()),
+            choices.game_options(), first=choices.first, store=self.store),
             now_ns)
         humans = {s.index for s in self.playing if s.is_human}
         if self.plugin.wakeup_race and humans:
@@ -265,12 +287,13 @@ class GameFlow:
         self._after_action((), now_ns)
 
     def resume(self, now_ns: int) -> bool:
-        """After a power cut or crash: continue the unfinished journaled game at its exact
-        position (``GameSession.resume``).  Returns False (nothing changes) when there is
-        none."""
+        """After a power cut or crash: restore the unfinished game at its exact position
+        (``GameSession.resume``) and offer it on the TV: it goes on with a slap or a key,
+        or by itself after ``timing.resume_ns`` (:meth:`go_on`).  Returns False (nothing
+        changes) when there is none."""
         if self.state_dir is None:
             return False
-        session = GameSession.resume(self.state_dir)
+        session = GameSession.resume(self.store)
         if session is None:
             return False
         if len(session.kinds) > len(self.seats):
@@ -285,13 +308,29 @@ class GameFlow:
                 choices = choices.with_option(name, value)
         self.lobby.choices = choices
         self.game_seed = session.seed
+        notice = self.banner
         self._prepare(session, now_ns)
         self.phase = Phase.PLAY
-        self.banner = RESUMED
-        self._after_action((), now_ns)
-        # not a game timer (those end with every action): the notice goes after RESUMED_NS
-        self.timers.call_at(now_ns + RESUMED_NS, self._clear_resumed, "resumed notice")
+        self.banner = f"{notice}  ·  {RESUMED}" if notice else RESUMED
+        self.last_event = f"Game restored after {session.step} actions"
+        if self.timing.resume_ns <= 0:
+            self.go_on(now_ns, held=False)
+            return True
+        self.held = True
+        self._timer(now_ns + self.timing.resume_ns, self.go_on, "restored game goes on")
+        self.show_hands()
         return True
+
+    def go_on(self, now_ns: int, *, held: bool = True) -> None:
+        """The restored game goes on: its computer players, slap windows and timers start
+        again from the restored position.  Nothing happens unless a game is held."""
+        if held and not self.held:
+            return
+        self.held = False
+        self.banner = self.banner.replace(f"  ·  {RESUMED}", "").replace(RESUMED, "")
+        self.last_event = "The game goes on"
+        log.info("restored game goes on")
+        self._after_action((), now_ns)
 
     def abandon(self, now_ns: int) -> None:
         """End the game being played without a winner and return to the lobby; the journal
@@ -342,6 +381,7 @@ class GameFlow:
             self.last_event = f"{seat_name(seat)} slapped in {ms} ms"
         if self.on_action is not None:
             self.on_action(session.step)
+        self._show_store_problem()
         self.race.close(now_ns)
         outcome = session.outcome
         if outcome is not None:
@@ -415,9 +455,7 @@ class GameFlow:
             return
         if isinstance(entry, SlapDecision):
             race = WAKEUP_RACE if self.phase is Phase.WAKEUP else WINDOW_RACE
-            self.session.record.slaps.append(SlapRecord(
-                entry.seat, entry.reaction_ns / MS, entry.tie, race))
-            self.session.note(race, entry.to_json())
+            self.session.note_slap(race, entry)
         else:
             self.session.note(str(getattr(entry, "kind", "note")), entry.to_json())
 
@@ -498,12 +536,26 @@ class GameFlow:
         except OSError as err:
             log.error("cannot save the lobby choices in %s: %s", self.state_dir, err)
 
-    def _journal_path(self) -> Path | None:
-        return None if self.state_dir is None else self.state_dir / JOURNAL_NAME
+    def _show_store_problem(self) -> None:
+        """Name a state directory that cannot hold the games on the TV, while it lasts."""
+        problem = self.store.problem
+        if problem and problem not in self.banner:
+            self._store_shown = problem
+            self.banner = f"{self.banner}  ·  {problem}" if self.banner else problem
+        elif not problem and self._store_shown:
+            self.banner = self.banner.replace(f"  ·  {self._store_shown}", "").replace(
+                self._store_shown, "")
+            self._store_shown = ""
 
-    def _clear_resumed(self, now_ns: int) -> None:
-        if self.banner == RESUMED:
-            self.banner = ""
+    def _clear_notice(self, notice: str) -> Callable[[int], None]:
+        def clear(now_ns: int) -> None:
+            if self.banner == notice:
+                self.banner = ""
+        return clear
+
+    def close(self) -> None:
+        """Close the game database (idempotent); the flow may go on and opens it again."""
+        self.store.close()
 
     def _timer(self, at_ns: int, fn: Callable[[int], None], name: str) -> None:
         self._timers.append(self.timers.call_at(at_ns, fn, name))

@@ -3,7 +3,10 @@
 No real waiting: the fake clock jumps to each deadline (a computer player's move, its
 slap, the slap timeout).  After every engine action the table frame and each changed hand
 screen are written as PNG to ``<out>/<game>/``; each game's record goes to
-``<out>/<game>/summary.json`` and all of them to ``<out>/summary.json``.
+``<out>/<game>/summary.json`` and all of them to ``<out>/summary.json``.  The games are kept
+in a game database (``device.journal``) like the device's: ``--state-dir`` when given, else
+``<out>/state`` (never the simulator's, which would then offer a computer game to resume),
+so ``python -m device history --state-dir out/state`` lists them.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import pygame
@@ -31,10 +35,12 @@ START_NS = 1_000_000_000
 
 
 def play_headless_game(
-    game: str, seats: int, seed: int, out: Any, timing: Timing | None = None
+    game: str, seats: int, seed: int, out: Any, timing: Timing | None = None,
+    state_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Play one all-computer game of ``game`` with ``seats`` seats from ``seed``; write
-    its frames and ``summary.json`` under ``out``; return the summary (a JSON object)."""
+    its frames and ``summary.json`` under ``out`` and the game to the database in
+    ``state_dir`` (``None``: nowhere); return the summary (a JSON object)."""
     clock = FakeClock(START_NS)
     display = TableDisplay("dummy", (1920, 1080), clock=clock)
     try:
@@ -59,6 +65,7 @@ def play_headless_game(
             on_game_over=finished,
             on_action=recorder.action,
             skip_lobby=True,
+            state_dir=state_dir,
         )
         console.run()
     finally:
@@ -75,13 +82,14 @@ def run_headless(args: argparse.Namespace) -> int:
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     games = list(PLUGINS) if args.game in (None, "both") else [args.game]
     seats = args.seats or 4
+    state_dir = (args.state_dir or args.out / "state").absolute()
     summaries = []
     try:
         for game in games:
             (args.out / game).mkdir(parents=True, exist_ok=True)
         for i, game in enumerate(games):
             summary = play_headless_game(game, seats, args.seed + i, args.out / game,
-                                         timing_of(args))
+                                         timing_of(args), state_dir)
             summaries.append(summary)
             winner = summary["winner"]
             shown = seat_name(winner) if winner is not None else "nobody"

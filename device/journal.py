@@ -1,55 +1,121 @@
-"""The crash-safe game journal and atomic file replacement (architecture "Persistence and
-power loss").
+"""The game database: every game the console plays, on SQLite, safe against power cuts
+(architecture "Persistence and power loss").
 
-A game is its header (game name, seats, seed, options, first seat, device seed, seat kinds)
-plus the list of applied engine actions (notation text, ``design/notation.md``) and device
-decisions (slap decisions with their tie draws, stuck buttons, ...).  Replaying the actions
-from ``engine.new(seats, seed, options, first)`` gives back the exact position after a power
-cut; the decisions let the device RNG be replayed exactly (architecture "Slap arbitration" 7).
+A game is its header (game name, seats, seed, options, first seat, device seed, seat kinds:
+:class:`JournalHeader`) plus its records in order: the applied engine actions (notation
+text, ``design/notation.md``) and the device's decisions (slap decisions with their tie
+draws, stuck buttons, late arrivals: :class:`DecisionRecord`).  Replaying the actions from
+``engine.new(seats, seed, options, first)`` gives back the exact position after a power
+cut; every device draw is seeded from the game's device seed and the action count
+(``device.session``), so the replayed game plays on exactly as the cut one would have.
 
-File format: UTF-8 text, one record per line::
+Storage: the standard library's ``sqlite3``, one file ``<state_dir>/partytable.db``
+(:data:`DB_NAME`) in WAL mode with ``synchronous=FULL``: every record is one transaction,
+on disk (WAL fsynced) when :meth:`GameDB.append` returns; a power cut loses at most the
+record being written, never a committed one, and never leaves a database SQLite cannot
+open (SQLite's own power-loss testing, https://www.sqlite.org/atomiccommit.html).
+The schema version is ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`).  Tables::
 
-    <crc>\\t<json>\\n
+    games(id, game, seats, seed, options JSON, first, device_seed, seat_kinds JSON,
+          started_at, ended_at, outcome 'won' | 'abandoned' | NULL (unfinished), winner,
+          summary JSON)
+    records(game_id, seq, action, decision, data JSON)   -- action XOR decision
+    slaps(game_id, seq, race, seat, reaction_ms, margin_ms, tie)
 
-``<json>`` is one compact JSON object (JSON escapes newlines, so it never spans lines) and
-``<crc>`` is ``zlib.crc32`` of its UTF-8 bytes as 8 lowercase hex digits.  Line 1 is the
-header, ``{"journal": "partytable", "version": 1, "game": ..., "seats": ..., "seed": ...,
-"options": {...}, "first": ..., "device_seed": ..., "seat_kinds": [...]}``; every later line
-is ``{"action": "<action text>"}`` or ``{"decision": "<kind>", "data": {...}}``.
+so tonight's leaderboard (``SELECT seat, MIN(reaction_ms) FROM slaps ...``) and a game's
+history are queries (``python -m device history``, :mod:`device.history`).
 
-Durability: :meth:`Journal.create` writes the header to a temporary file, fsyncs it,
-``os.replace``-s it into place and fsyncs the directory, so a journal always has a whole
-header; every :meth:`Journal.append` writes one line, flushes and ``os.fsync``-s.  A power
-cut can leave only a torn (or garbled) last line: :meth:`Journal.read` stops cleanly before
-the first bad line and names it in one line.  :func:`write_atomic` replaces small files
-(the lobby's remembered choices) with old-or-new semantics.
+Start-up (:meth:`GameDB.open`): a file that is not a database, of a newer or unknown
+schema, or that fails ``PRAGMA quick_check`` is set aside (renamed
+``partytable.db.<why>-<UTC time>``, never deleted) and a new one started; its one-line
+notice goes on the TV.  An old JSON-lines journal (``journal.log``, this module's format
+before the database) is read once, carried over as a game, and renamed
+``journal.log.carried-over``.  Finished games beyond :data:`KEEP_GAMES` are pruned, so the
+state directory stays bounded (a few MB).
+
+:func:`write_atomic` replaces small files (the lobby's remembered choices) with old-or-new
+semantics.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
+import logging
 import os
+import sqlite3
 import tempfile
+import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any
 
 from drivers.closing import ClosesOnExit
 from engine.core import OptionValue, Seat
 
+log = logging.getLogger("partytable")
+
+DB_NAME = "partytable.db"
+"""The database's file name inside the state directory."""
+
+LEGACY_NAME = "journal.log"
+"""The JSON-lines journal of earlier versions, carried over once (:meth:`GameDB.open`)."""
+
+SCHEMA_VERSION = 1
+"""``PRAGMA user_version`` of the schema this module writes and reads."""
+
+KEEP_GAMES = 200
+"""Finished games kept; older ones are pruned at start-up and after every game."""
+
 FORMAT_NAME = "partytable"
-"""The header's ``"journal"`` field: this file is a partytable journal."""
+"""The legacy journal header's ``"journal"`` field."""
 
 FORMAT_VERSION = 1
-"""The header's ``"version"`` field this module writes and reads."""
+"""The legacy journal header's ``"version"`` field."""
 
 StrPath = str | os.PathLike[str]
 """A file path as ``open`` takes it."""
 
+_SCHEMA = """
+CREATE TABLE games(
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    seats INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    options TEXT NOT NULL,
+    first INTEGER NOT NULL,
+    device_seed INTEGER NOT NULL,
+    seat_kinds TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    outcome TEXT CHECK (outcome IN ('won', 'abandoned')),
+    winner INTEGER,
+    summary TEXT
+);
+CREATE TABLE records(
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    action TEXT,
+    decision TEXT,
+    data TEXT,
+    PRIMARY KEY (game_id, seq),
+    CHECK ((action IS NULL) != (decision IS NULL))
+) WITHOUT ROWID;
+CREATE TABLE slaps(
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    race TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    reaction_ms REAL NOT NULL,
+    margin_ms REAL,
+    tie INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX games_unfinished ON games(id) WHERE outcome IS NULL;
+"""
+_TABLES = ("games", "records", "slaps")
 
 class JournalError(ValueError):
     """A journal that cannot be read (a missing, torn or corrupt header: the message names
@@ -174,141 +240,448 @@ Record = ActionRecord | DecisionRecord
 """One line after the header."""
 
 
-class JournalContents(NamedTuple):
-    """What :meth:`Journal.read` found: the ``header``, the good ``records`` in order,
-    ``problem`` (``None``, or one line naming the first bad line and what was dropped),
-    ``valid_bytes`` (length of the good prefix of the file, in bytes) and ``ends`` (the byte
-    offset just after each record's line, so a reader can keep only the first k records:
-    :meth:`Journal.resume`) and ``header_bytes`` (the header line's length)."""
+class StateError(OSError):
+    """The state directory or its database cannot be used (read-only, full, not a
+    directory): ``str(err)`` is one line naming the path and the reason, for the TV."""
 
+
+@dataclass(frozen=True)
+class SlapRow:
+    """A decided slap for the ``slaps`` table: ``race`` (``"wakeup"`` or ``"window"``),
+    winning ``seat``, its ``reaction_ms`` (ms after the window opened), ``margin_ms`` to the
+    next slapper (``None``: nobody else slapped) and whether a seeded tie-break decided it."""
+
+    race: str
+    seat: Seat
+    reaction_ms: float
+    margin_ms: float | None
+    tie: bool
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """One game read back from the database: its ``id``, ``header``, ``records`` in order,
+    ``started_at``/``ended_at`` (ISO-8601 UTC text; ``ended_at`` ``None`` while unfinished),
+    ``outcome`` (``"won"``, ``"abandoned"`` or ``None``: unfinished) and ``winner``."""
+
+    id: int
     header: JournalHeader
     records: tuple[Record, ...]
-    problem: str | None
-    valid_bytes: int
-    ends: tuple[int, ...] = ()
-    header_bytes: int = 0
+    started_at: str
+    ended_at: str | None = None
+    outcome: str | None = None
+    winner: Seat | None = None
+
+    @property
+    def actions(self) -> list[str]:
+        """The engine actions in order (notation text)."""
+        return [r.action for r in self.records if isinstance(r, ActionRecord)]
 
 
-class Journal(ClosesOnExit):
-    """An open journal that appends one fsynced line per record.
+def utc_now() -> str:
+    """The wall-clock time as ISO-8601 UTC text, e.g. ``"2026-12-01T18:14:04Z"`` (for
+    people and for ``history``; never used for game timing)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
-    Make one with :meth:`create` (a new game) or :meth:`resume` (continue after a power
-    cut); read one with :meth:`read`.  Use it as a context manager or call :meth:`close`
-    (idempotent).
-    """
 
-    def __init__(self, path: Path, file: BinaryIO) -> None:
-        """Internal: use :meth:`create` or :meth:`resume`."""
+class GameDB(ClosesOnExit):
+    """The open game database (module docstring).  Make one with :meth:`open`; use it as a
+    context manager or call :meth:`close` (idempotent).  Every writing method is one
+    transaction and raises :class:`StateError` (one line) when it cannot be written — a
+    full disk, a read-only directory — leaving the database as it was before the call."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        """Internal: use :meth:`open`."""
         self.path = path
-        self._file: BinaryIO | None = file
-        self._size = file.seek(0, os.SEEK_END)
-        """Bytes of whole, fsynced records: a failed append is cut back to this."""
+        self._conn: sqlite3.Connection | None = conn
+        self.notices: list[str] = []
+        """One-line notices for the TV from :meth:`open` (a database set aside, an old
+        journal carried over)."""
 
+    # ------------------------------------------------------------------ opening
     @classmethod
-    def create(cls, path: StrPath, header: JournalHeader) -> Journal:
-        """Start a journal at ``path`` holding only ``header``; an existing file there is
-        replaced atomically (old journal or new one, never half of either).  The header is
-        fsynced and so is the directory.  Raises ``OSError`` if the directory is not
-        writable."""
-        target = Path(path)
-        _replace_bytes(target, _encode_line(header.to_json()))
-        return cls(target, open(target, "ab", buffering=0))
-
-    @classmethod
-    def resume(
-        cls, path: StrPath, keep: int | None = None
-    ) -> tuple[Journal, JournalContents]:
-        """Open an existing journal to continue its game: read it (see :meth:`read`), cut
-        off a torn or corrupt tail — and, with ``keep``, every record after the first
-        ``keep`` (a record the reader could not use) — so new lines follow good ones
-        (fsynced), and open it for appending.  Raises what :meth:`read` raises."""
-        target = Path(path)
-        contents = cls.read(target)
-        size = contents.valid_bytes
-        if keep is not None and keep < len(contents.records):
-            size = contents.ends[keep - 1] if keep > 0 else contents.header_bytes
-        if target.stat().st_size != size:
-            with open(target, "r+b") as f:
-                f.truncate(size)
-                f.flush()
-                os.fsync(f.fileno())
-        return cls(target, open(target, "ab", buffering=0)), contents
-
-    @staticmethod
-    def read(path: StrPath) -> JournalContents:
-        """Read the journal at ``path``: the header and every good record up to the first
-        bad line.  A torn or corrupt line (power cut mid-write, a flipped byte) ends the
-        replay there and is reported in ``problem`` as one line naming the file and line
-        number; it is never raised.  Raises :class:`JournalError` for an empty file or a
-        bad header (line 1), ``OSError`` (e.g. ``FileNotFoundError``) if it cannot be
-        read."""
-        target = Path(path)
-        data = target.read_bytes()
-        if not data:
-            raise JournalError(f"{target}: empty journal (no header line)")
-        lines = data.split(b"\n")
-        if len(lines) == 1:
-            raise JournalError(f"{target} line 1: header line is torn (no end of line)")
+    def open(cls, state_dir: Path, *, keep_games: int = KEEP_GAMES) -> GameDB:
+        """Open (or create) ``state_dir/partytable.db``: set aside a database that cannot be
+        used (module docstring), create the schema, carry over an old ``journal.log``,
+        prune finished games beyond ``keep_games``.  Raises :class:`StateError` when the
+        directory cannot hold a database (read-only, full, not a directory)."""
+        path = state_dir / DB_NAME
+        notices: list[str] = []
         try:
-            header = JournalHeader.from_json(_decode_line(lines[0]))
-        except JournalError as err:
-            raise JournalError(f"{target} line 1: {err}") from None
-        offset = len(lines[0]) + 1
-        records: list[Record] = []
-        ends: list[int] = []
-        problem: str | None = None
-        body = lines[1:]
-        for index, raw in enumerate(body):
-            number = index + 2
-            if index == len(body) - 1:
-                if raw:
-                    problem = (
-                        f"{target} line {number}: torn last line ({len(raw)} bytes, no end "
-                        f"of line): dropped"
-                    )
-                break
-            try:
-                records.append(_record_from_json(_decode_line(raw)))
-            except JournalError as err:
-                later = len(body) - index - 2 + (1 if body[-1] else 0)
-                dropped = f" ({later} later lines dropped)" if later else ""
-                problem = f"{target} line {number}: {err}: the replay stops before it{dropped}"
-                break
-            offset += len(raw) + 1
-            ends.append(offset)
-        return JournalContents(header, tuple(records), problem, offset, tuple(ends),
-                               len(lines[0]) + 1)
-
-    def append(self, record: Record) -> None:
-        """Write ``record`` as one line, flush and ``os.fsync``: on disk when this returns.
-        Raises :class:`JournalError` if the journal is closed or the record's data is not
-        JSON, ``OSError`` if the write fails (e.g. a full disk); the file is then cut back to
-        its last whole record, so calling ``append`` again later retries cleanly."""
-        if self._file is None:
-            raise JournalError(f"{self.path}: journal is closed")
-        line = _encode_line(record.to_json())
-        f = self._file
+            state_dir.mkdir(parents=True, exist_ok=True)
+            problem = _unusable(path)
+            if problem is not None:
+                notices.append(_set_aside(path, *problem))
+            conn = _connect(path)
+        except (OSError, sqlite3.Error) as err:
+            raise StateError(f"{path}: {_reason(err)}") from None
+        db = cls(path, conn)
+        db.notices = notices
         try:
-            if f.seek(0, os.SEEK_END) != self._size:
-                f.truncate(self._size)  # a failed append left part of a line: cut it off
-            view = memoryview(line)
-            while view:  # unbuffered: a short write leaves nothing behind in a buffer
-                written = f.write(view)
-                if not written:
-                    raise OSError(errno.ENOSPC, "journal write made no progress")
-                view = view[written:]
-            os.fsync(f.fileno())
-        except OSError:
-            with contextlib.suppress(OSError):
-                f.truncate(self._size)
+            with db._txn() as c:
+                if c.execute("PRAGMA user_version").fetchone()[0] == 0:
+                    _create(c)
+            legacy = state_dir / LEGACY_NAME
+            if legacy.is_file():
+                notice = db._carry_over(legacy)
+                if notice:
+                    notices.append(notice)
+            db.prune(keep_games)
+        except BaseException:
+            db.close()
             raise
-        self._size += len(line)
+        for line in notices:
+            log.warning("%s", line)
+        return db
+
+    # ------------------------------------------------------------------ writing
+    def new_game(self, header: JournalHeader, started_at: str | None = None) -> int:
+        """Insert a new, unfinished game; returns its id."""
+        with self._txn() as c:
+            cur = c.execute(
+                "INSERT INTO games(game, seats, seed, options, first, device_seed, seat_kinds,"
+                " started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (header.game, header.seats, header.seed, _json(dict(header.options)),
+                 header.first, header.device_seed, _json(list(header.seat_kinds)),
+                 started_at or utc_now()))
+            game_id = cur.lastrowid
+        assert game_id is not None
+        return int(game_id)
+
+    def append(self, game_id: int, record: Record, slap: SlapRow | None = None) -> int:
+        """Append ``record`` (and its ``slap`` row) to game ``game_id`` in one transaction,
+        on disk when this returns; returns the record's ``seq`` (0, 1, ...).  Raises
+        :class:`JournalError` when the record's data is not JSON, :class:`StateError` when
+        it cannot be written."""
+        if isinstance(record, ActionRecord):
+            row: tuple[str | None, str | None, str | None] = (record.action, None, None)
+        else:
+            row = (None, record.kind, _json(dict(record.data)))
+        with self._txn() as c:
+            seq = c.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM records WHERE game_id = ?",
+                            (game_id,)).fetchone()[0]
+            c.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?)", (game_id, seq, *row))
+            if slap is not None:
+                c.execute("INSERT INTO slaps VALUES (?, ?, ?, ?, ?, ?, ?)",
+                          (game_id, seq, slap.race, slap.seat, slap.reaction_ms,
+                           slap.margin_ms, int(slap.tie)))
+        return int(seq)
+
+    def end_game(self, game_id: int, *, winner: Seat | None, abandoned: bool = False,
+                 summary: Mapping[str, Any] | None = None) -> None:
+        """Mark game ``game_id`` finished (``"won"``, or ``"abandoned"``), so it is never
+        resumed; then prune old games."""
+        with self._txn() as c:
+            c.execute("UPDATE games SET ended_at = ?, outcome = ?, winner = ?, summary = ? "
+                      "WHERE id = ?",
+                      (utc_now(), "abandoned" if abandoned else "won", winner,
+                       _json(dict(summary or {})), game_id))
+        self.prune()
+
+    def cut_back(self, game_id: int, keep: int) -> None:
+        """Drop every record of game ``game_id`` after its first ``keep`` (records the
+        replay could not use), so the game goes on from the last good one."""
+        with self._txn() as c:
+            c.execute("DELETE FROM records WHERE game_id = ? AND seq >= ?", (game_id, keep))
+            c.execute("DELETE FROM slaps WHERE game_id = ? AND seq >= ?", (game_id, keep))
+
+    def prune(self, keep_games: int = KEEP_GAMES) -> int:
+        """Delete finished games beyond the newest ``keep_games`` (their records and slaps
+        with them); returns how many were deleted.  Unfinished games are never pruned."""
+        with self._txn() as c:
+            cur = c.execute(
+                "DELETE FROM games WHERE outcome IS NOT NULL AND id NOT IN (SELECT id FROM "
+                "games WHERE outcome IS NOT NULL ORDER BY id DESC LIMIT ?)", (keep_games,))
+            pruned = int(cur.rowcount)
+        if pruned:
+            with contextlib.suppress(sqlite3.Error):
+                self._c.execute("PRAGMA incremental_vacuum")
+        return pruned
+
+    # ------------------------------------------------------------------ reading
+    def unfinished(self) -> StoredGame | None:
+        """The newest game with no outcome (the one a power cut interrupted), or ``None``.
+        Raises :class:`JournalError` when its stored header does not read."""
+        row = self._c.execute("SELECT id FROM games WHERE outcome IS NULL ORDER BY id DESC "
+                              "LIMIT 1").fetchone()
+        return None if row is None else self.game(int(row[0]))
+
+    def game(self, game_id: int) -> StoredGame:
+        """Game ``game_id`` with its records.  Raises ``KeyError`` for an unknown id and
+        :class:`JournalError` naming the bad field of a damaged row."""
+        row = self._c.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no game {game_id}")
+        records = self._c.execute(
+            "SELECT seq, action, decision, data FROM records WHERE game_id = ? ORDER BY seq",
+            (game_id,)).fetchall()
+        return _stored(row, records)
+
+    def games(self, limit: int = 10) -> list[StoredGame]:
+        """The newest ``limit`` games, newest first (a damaged row is one log line and left
+        out)."""
+        out: list[StoredGame] = []
+        for (game_id,) in self._c.execute("SELECT id FROM games ORDER BY id DESC LIMIT ?",
+                                          (limit,)).fetchall():
+            try:
+                out.append(self.game(int(game_id)))
+            except (JournalError, KeyError) as err:
+                log.warning("%s: game %s skipped (%s)", self.path, game_id, err)
+        return out
+
+    def slaps(self, game_id: int) -> list[SlapRow]:
+        """Game ``game_id``'s decided slaps in order."""
+        return [SlapRow(r[0], int(r[1]), float(r[2]), None if r[3] is None else float(r[3]),
+                        bool(r[4]))
+                for r in self._c.execute(
+                    "SELECT race, seat, reaction_ms, margin_ms, tie FROM slaps WHERE game_id = ?"
+                    " ORDER BY seq", (game_id,))]
+
+    def integrity(self) -> str:
+        """``PRAGMA integrity_check``'s result: ``"ok"`` or its first problem (one line)."""
+        return _first_problem(self._c.execute("PRAGMA integrity_check").fetchall())
 
     def close(self) -> None:
-        """Close the file; calling it again does nothing."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        """Close the connection (idempotent)."""
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
+
+    # ------------------------------------------------------------------ internals
+    @property
+    def _c(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StateError(f"{self.path}: the database is closed")
+        return self._conn
+
+    @contextlib.contextmanager
+    def _txn(self) -> Any:
+        """One transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on error);
+        sqlite3 errors become :class:`StateError`."""
+        c = self._c
+        try:
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                yield c
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            c.execute("COMMIT")
+        except sqlite3.Error as err:
+            with contextlib.suppress(sqlite3.Error):
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+            raise StateError(f"{self.path}: {_reason(err)}") from None
+
+    def _carry_over(self, legacy: Path) -> str | None:
+        """Read the old JSON-lines journal once into a game, rename it; the notice."""
+        try:
+            header, records, problem = read_legacy(legacy)
+        except (OSError, JournalError) as err:
+            notice = f"old journal {legacy.name} not carried over ({err})"
+        else:
+            game_over = [r for r in records
+                         if isinstance(r, DecisionRecord) and r.kind == "gameover"]
+            kept = [r for r in records
+                    if not (isinstance(r, DecisionRecord) and r.kind == "gameover")]
+            with self._txn() as c:
+                cur = c.execute(
+                    "INSERT INTO games(game, seats, seed, options, first, device_seed, "
+                    "seat_kinds, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (header.game, header.seats, header.seed, _json(dict(header.options)),
+                     header.first, header.device_seed, _json(list(header.seat_kinds)),
+                     utc_now()))
+                game_id = cur.lastrowid
+                for seq, r in enumerate(kept):
+                    if isinstance(r, ActionRecord):
+                        c.execute("INSERT INTO records VALUES (?, ?, ?, NULL, NULL)",
+                                  (game_id, seq, r.action))
+                    else:
+                        c.execute("INSERT INTO records VALUES (?, ?, NULL, ?, ?)",
+                                  (game_id, seq, r.kind, _json(dict(r.data))))
+                if game_over:
+                    data = game_over[0].data
+                    winner = data.get("winner")
+                    c.execute("UPDATE games SET ended_at = ?, outcome = ?, winner = ? "
+                              "WHERE id = ?",
+                              (utc_now(), "abandoned" if data.get("abandoned") else "won",
+                               winner if isinstance(winner, int) else None, game_id))
+            notice = (f"old journal {legacy.name} carried over ({len(kept)} records)"
+                      + (f"; {problem}" if problem else ""))
+        try:
+            os.replace(legacy, legacy.with_name(legacy.name + ".carried-over"))
+            _fsync_dir(legacy.parent)
+        except OSError as err:
+            log.error("cannot rename %s after carrying it over: %s", legacy, err)
+        return notice
+
+
+def open_read_only(path: Path) -> GameDB:
+    """Open an existing database at ``path`` for reading (``history``): nothing is set
+    aside, created or carried over.  Raises :class:`StateError` when it is missing or is
+    not a partytable database of this schema version."""
+    if not path.is_file():
+        raise StateError(f"{path}: no game database there")
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.Error as err:
+        raise StateError(f"{path}: {_reason(err)}") from None
+    if version != SCHEMA_VERSION:
+        conn.close()
+        raise StateError(f"{path}: schema version {version}, this device reads "
+                         f"{SCHEMA_VERSION}")
+    return GameDB(path, conn)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit) with the pragmas."""
+    conn = sqlite3.connect(path, isolation_level=None, timeout=5.0)
+    try:
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only takes on a new, empty file
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _create(c: sqlite3.Connection) -> None:
+    """Create the schema in the open transaction, unless another schema is there."""
+    names = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if names and not set(_TABLES) <= names:
+        raise sqlite3.DatabaseError(f"not a partytable database (tables {sorted(names)})")
+    if not names:
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                c.execute(statement)
+    c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _unusable(path: Path) -> tuple[str, str] | None:
+    """Why the database at ``path`` cannot be used — ``(tag, one line)`` — or ``None`` (it
+    is fine, or there is none yet).  Opens it read-only (WAL replayed by SQLite)."""
+    if not path.exists():
+        return None
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=5.0)
+    except sqlite3.Error as err:
+        return "unreadable", _reason(err)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        names = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version > SCHEMA_VERSION:
+            return f"v{version}", (f"schema version {version} is newer than this device's "
+                                   f"({SCHEMA_VERSION})")
+        if (version == 0 and names) or (version and not set(_TABLES) <= names):
+            return "unknown", f"not a partytable database (version {version})"
+        check = _first_problem(conn.execute("PRAGMA quick_check").fetchall())
+        if check != "ok":
+            return "damaged", f"integrity check failed ({check})"
+    except sqlite3.Error as err:
+        return "damaged", _reason(err)
+    finally:
+        conn.close()
+    return None
+
+
+def _set_aside(path: Path, tag: str, why: str) -> str:
+    """Rename the database at ``path`` (and its -wal/-shm files) out of the way; the
+    notice.  Raises ``OSError`` when it cannot be renamed."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside = path.with_name(f"{path.name}.{tag}-{stamp}")
+    for suffix in ("-wal", "-shm"):
+        extra = path.with_name(path.name + suffix)
+        if extra.exists():
+            os.replace(extra, aside.with_name(aside.name + suffix))
+    os.replace(path, aside)
+    _fsync_dir(path.parent)
+    return f"game database set aside as {aside.name}: {why}"
+
+
+def _first_problem(rows: Sequence[Sequence[Any]]) -> str:
+    """``"ok"``, or the first line of an integrity/quick check that names a problem, plus
+    how many more there are."""
+    lines = [line for row in rows for line in str(row[0]).splitlines()
+             if line and not line.startswith("***")]
+    if lines == ["ok"]:
+        return "ok"
+    if not lines:
+        return "no result"
+    more = f" and {len(lines) - 1} more" if len(lines) > 1 else ""
+    return f"{lines[0]}{more}"
+
+
+def _reason(err: BaseException) -> str:
+    """One line for an OSError or sqlite3 error."""
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror
+    text = str(err).splitlines()[0] if str(err) else type(err).__name__
+    return text
+
+
+def _json(value: object) -> str:
+    """Compact JSON text; :class:`JournalError` when ``value`` is not JSON."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise JournalError(f"journal record is not JSON: {err}") from None
+
+
+def _stored(row: Sequence[Any], records: Sequence[Sequence[Any]]) -> StoredGame:
+    """A :class:`StoredGame` from a ``games`` row and its ``records`` rows."""
+    (game_id, game, seats, seed, options, first, device_seed, kinds, started, ended,
+     outcome, winner) = row[:12]
+    try:
+        opts = json.loads(options)
+        kind_list = json.loads(kinds)
+    except (TypeError, json.JSONDecodeError) as err:
+        raise JournalError(f"game {game_id}: options or seat kinds unreadable ({err})") from None
+    header = JournalHeader(
+        game=game, seats=seats, seed=seed, options=opts,
+        first=first, device_seed=device_seed,
+        seat_kinds=tuple(kind_list) if isinstance(kind_list, list) else kind_list)
+    out: list[Record] = []
+    for seq, action, decision, data in records:
+        if action is not None:
+            out.append(ActionRecord(str(action)))
+            continue
+        try:
+            value = json.loads(data) if data is not None else {}
+        except json.JSONDecodeError as err:
+            raise JournalError(f"game {game_id} record {seq}: data unreadable ({err})") from None
+        if not isinstance(value, dict):
+            raise JournalError(f"game {game_id} record {seq}: data is not an object")
+        out.append(DecisionRecord(str(decision), value))
+    return StoredGame(int(game_id), header, tuple(out), str(started),
+                      None if ended is None else str(ended), outcome,
+                      winner if isinstance(winner, int) else None)
+
+
+def read_legacy(path: Path) -> tuple[JournalHeader, list[Record], str | None]:
+    """Read an old JSON-lines journal (``<crc32 hex>\\t<json>\\n`` per line, line 1 the
+    header): the header, the good records up to the first torn or corrupt line, and that
+    line's one-line problem (or ``None``).  Raises :class:`JournalError` for a bad header,
+    ``OSError`` when it cannot be read."""
+    data = path.read_bytes()[: 16 * 1024 * 1024]
+    lines = data.split(b"\n")
+    if len(lines) < 2:
+        raise JournalError(f"{path.name} line 1: header line is torn or missing")
+    try:
+        header = JournalHeader.from_json(_decode_line(lines[0]))
+    except JournalError as err:
+        raise JournalError(f"{path.name} line 1: {err}") from None
+    records: list[Record] = []
+    for number, raw in enumerate(lines[1:-1], start=2):
+        try:
+            records.append(_record_from_json(_decode_line(raw)))
+        except JournalError as err:
+            return header, records, f"{path.name} line {number}: {err}"
+    return header, records, None if not lines[-1] else f"{path.name}: torn last line"
 
 
 def write_atomic(path: StrPath, text: str) -> None:
@@ -343,16 +716,6 @@ def _fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _encode_line(obj: Mapping[str, Any]) -> bytes:
-    """``<crc32 hex>\\t<compact json>\\n`` as UTF-8 bytes; JournalError if not JSON."""
-    try:
-        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as err:
-        raise JournalError(f"journal record is not JSON: {err}") from None
-    body = text.encode("utf-8")
-    return b"%08x\t%s\n" % (zlib.crc32(body), body)
 
 
 def _decode_line(raw: bytes) -> object:

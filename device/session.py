@@ -8,13 +8,15 @@ action and resumed from its journal (the actions replayed through the checked en
 therefore in the same state, RNGs included, and plays on action for action as the
 uninterrupted game would have.
 
-Journal writes never stop a game: a failed append (a full disk) is logged once and kept;
-the next append writes it again before the new record, so the journal loses nothing once
-the disk has room again.
+Games are kept in the game database (``device.journal``, one transaction per record).
+Its writes never stop a game: a failed write (a full disk, a read-only state directory) is
+logged once, named on the TV (:attr:`GameStore.problem`) and kept; the next write writes it
+again before the new record, so nothing is lost once the disk has room again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 from collections.abc import Mapping, Sequence
@@ -24,7 +26,16 @@ from typing import Any
 
 from device.arbiter import SlapDecision
 from device.games import PLUGINS, GamePlugin
-from device.journal import ActionRecord, DecisionRecord, Journal, JournalHeader, Record
+from device.journal import (
+    ActionRecord,
+    DecisionRecord,
+    GameDB,
+    JournalError,
+    JournalHeader,
+    Record,
+    SlapRow,
+    StateError,
+)
 from device.seats import SeatKind
 from device.slap_race import RaceTiming, computer_reaction_ns
 from engine.core import Bot, EngineError, Event, OptionValue, Seat
@@ -36,8 +47,6 @@ WAKEUP_RACE = "wakeup"
 """The journal's decision kind of the wake-up race's slap (RI-2.3)."""
 WINDOW_RACE = "window"
 """The journal's decision kind of a slap window's decision (RI-6.3)."""
-JOURNAL_NAME = "journal.log"
-"""The journal's file name inside the state directory."""
 
 
 def device_seed_of(game_seed: int) -> int:
@@ -96,59 +105,128 @@ class GameRecord:
         }
 
 
-class JournalWriter:
-    """Appends records to the journal at ``path``, creating it with ``header`` on first
-    use; a failed write is kept and written again before the next record (module
-    docstring).  ``path`` ``None``: nothing is written."""
+class GameStore:
+    """The console's game database in ``state_dir`` (``device.journal.GameDB``), opened on
+    first use and shared by its games; ``state_dir`` ``None``: games are not kept.
 
-    def __init__(self, path: Path | None, header: JournalHeader) -> None:
-        self.path = path
-        self.header = header
-        self._journal: Journal | None = None
-        self._pending: list[Record] = []
-        self._failing = False
+    Never raises: a state directory that cannot hold the database (read-only, full) is
+    :attr:`problem`, one line for the TV, and opening is tried again at the next write, so
+    the games are kept again once the disk has room.  The constructor does no I/O."""
 
-    def adopt(self, journal: Journal) -> None:
-        """Continue an existing, already open journal (a resumed game)."""
-        self._journal = journal
+    def __init__(self, state_dir: Path | None) -> None:
+        self.state_dir = state_dir
+        self.problem = ""
+        """``""``, or one line for the TV while games cannot be saved."""
+        self.notices: list[str] = []
+        """One-line notices from opening the database (set aside, carried over)."""
+        self._db: GameDB | None = None
 
-    def append(self, record: Record) -> bool:
-        """Queue ``record`` and write everything queued; returns True when all of it is on
-        disk.  Never raises: an ``OSError`` is logged once per failing stretch."""
-        if self.path is None:
-            return False
-        self._pending.append(record)
-        try:
-            if self._journal is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._journal = Journal.create(self.path, self.header)
-            while self._pending:
-                self._journal.append(self._pending[0])
-                self._pending.pop(0)
-        except OSError as err:
-            if not self._failing:
-                log.error("journal write failed (%s): the game goes on; retrying with the "
-                          "next action", err)
-            self._failing = True
-            return False
-        if self._failing:
-            log.warning("journal writes work again (%s)", self.path)
-        self._failing = False
-        return True
+    def db(self) -> GameDB | None:
+        """The open database, or ``None`` (no state directory, or it cannot be opened:
+        :attr:`problem` says why)."""
+        if self.state_dir is None:
+            return None
+        if self._db is None:
+            try:
+                self._db = GameDB.open(self.state_dir)
+            except StateError as err:
+                self.failed(err)
+                return None
+            self.notices = list(self._db.notices)
+        return self._db
+
+    def failed(self, err: StateError) -> None:
+        """A write failed: log it once per failing stretch and set :attr:`problem`."""
+        if not self.problem:
+            log.error("game database: %s: the game goes on without being saved; retrying "
+                      "with the next action", err)
+        self.problem = f"Games are not saved: {tv_reason(err, self.state_dir)}"
+
+    def worked(self) -> None:
+        """A write worked: clear :attr:`problem` (one log line if it was set)."""
+        if self.problem:
+            log.warning("game database writes work again (%s)", self.state_dir)
+        self.problem = ""
 
     def close(self) -> None:
-        """Close the journal file (idempotent)."""
-        if self._journal is not None:
-            self._journal.close()
-            self._journal = None
+        """Close the database (idempotent); a later :meth:`db` opens it again."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def tv_reason(err: StateError, state_dir: Path | None) -> str:
+    """``err`` shortened for the TV: ``"/var/lib/partytable is read-only"``, ``"... is
+    full"``, else the path and SQLite's or the OS's reason."""
+    text = str(err).lower()
+    where = str(state_dir) if state_dir is not None else "the state directory"
+    if "readonly" in text or "read-only" in text or "permission denied" in text:
+        return f"{where} is read-only"
+    if "full" in text or "no space" in text:
+        return f"{where} is full"
+    return str(err)
+
+
+class JournalWriter:
+    """Writes one game to the :class:`GameStore`: the game row on the first write, then one
+    transaction per record; a failed write is kept and written again before the next one
+    (module docstring).  ``store`` ``None``: nothing is written."""
+
+    def __init__(self, store: GameStore | None, header: JournalHeader) -> None:
+        self.store = store
+        self.header = header
+        self.game_id: int | None = None
+        self._pending: list[tuple[Record, SlapRow | None]] = []
+        self._end: dict[str, Any] | None = None
+
+    def adopt(self, game_id: int) -> None:
+        """Continue game ``game_id``, already in the database (a resumed game)."""
+        self.game_id = game_id
+
+    def append(self, record: Record, slap: SlapRow | None = None) -> bool:
+        """Queue ``record`` (with its ``slap`` row) and write everything queued; returns
+        True when all of it is committed.  Never raises."""
+        if self.store is None:
+            return False
+        self._pending.append((record, slap))
+        return self._flush()
+
+    def end(self, winner: Seat | None, *, abandoned: bool,
+            summary: Mapping[str, Any]) -> bool:
+        """Mark the game finished after writing what is queued; True when committed."""
+        if self.store is None:
+            return False
+        self._end = {"winner": winner, "abandoned": abandoned, "summary": dict(summary)}
+        return self._flush()
+
+    def _flush(self) -> bool:
+        assert self.store is not None
+        db = self.store.db()
+        if db is None:
+            return False
+        try:
+            if self.game_id is None:
+                self.game_id = db.new_game(self.header)
+            while self._pending:
+                db.append(self.game_id, *self._pending[0])
+                self._pending.pop(0)
+            if self._end is not None:
+                db.end_game(self.game_id, **self._end)
+                self._end = None
+        except StateError as err:
+            self.store.failed(err)
+            self.store.close()  # opened again at the next write
+            return False
+        self.store.worked()
+        return True
 
 
 class GameSession:
     """One game: ``plugin``, seat ``kinds`` (``"human"``/``"computer"`` per seat), the
-    position ``seed``, rule ``options``, the ``first`` seat, ``journal_path`` (``None``: no
-    journal).  The constructor does no I/O and deals nothing: call :meth:`start` (a new
-    game) or build one with :meth:`resume`.  Raises ``EngineError`` (from :meth:`start`)
-    for options the engine refuses."""
+    position ``seed``, rule ``options``, the ``first`` seat, ``store`` (the game database;
+    ``None``: the game is not kept).  The constructor does no I/O and deals nothing: call
+    :meth:`start` (a new game) or build one with :meth:`resume`.  Raises ``EngineError``
+    (from :meth:`start`) for options the engine refuses."""
 
     def __init__(
         self,
@@ -158,7 +236,7 @@ class GameSession:
         options: Mapping[str, OptionValue],
         *,
         first: Seat = 0,
-        journal_path: Path | None = None,
+        store: GameStore | None = None,
     ) -> None:
         self.plugin = plugin
         self.engine = plugin.engine
@@ -174,7 +252,7 @@ class GameSession:
         header = JournalHeader(game=plugin.name, seats=len(self.kinds), seed=seed,
                                options=dict(options), first=first,
                                device_seed=self.device_seed, seat_kinds=self.kinds)
-        self.journal = JournalWriter(journal_path, header)
+        self.journal = JournalWriter(store, header)
 
     # ------------------------------------------------------------------ life
     def start(self, first: Seat) -> None:
@@ -185,43 +263,52 @@ class GameSession:
             options=self.record.options, first=first, device_seed=self.device_seed,
             seat_kinds=self.kinds)
         self.pos = self.engine.new(len(self.kinds), self.seed, self.record.options, first)
-        if self.journal.path is not None:
-            self.journal.append(DecisionRecord("start", {"first": first}))
+        self.journal.append(DecisionRecord("start", {"first": first}))
 
     @classmethod
-    def resume(cls, state_dir: Path) -> GameSession | None:
-        """The unfinished game journaled in ``state_dir``, replayed through the checked
-        engine to its exact position, or ``None`` when there is none, it ended, or it
-        cannot be used (one log line).  The journal's torn tail is cut off."""
-        path = state_dir / JOURNAL_NAME
-        if not path.exists():
+    def resume(cls, store: GameStore) -> GameSession | None:
+        """The unfinished game in ``store``'s database, replayed through the checked engine
+        to its exact position, or ``None`` when there is none or it cannot be used (one log
+        line; such a game is marked abandoned, so it is not tried at every start).  Records
+        after the last one the replay could use are dropped from the database."""
+        db = store.db()
+        if db is None:
             return None
         try:
-            contents = Journal.read(path)
-            if any(isinstance(r, DecisionRecord) and r.kind == "gameover"
-                   for r in contents.records):
-                return None
-            h = contents.header
+            stored = db.unfinished()
+        except (JournalError, StateError) as err:
+            log.error("the last game cannot be read (%s); opening the lobby", err)
+            return None
+        if stored is None:
+            return None
+        h = stored.header
+        try:
             plugin = PLUGINS.get(h.game)
             if plugin is None:
                 raise ValueError(f"unknown game {h.game!r}")
             if any(k not in tuple(SeatKind) for k in h.seat_kinds):
                 raise ValueError(f"unknown seat kind in {list(h.seat_kinds)}")
-            session = cls(plugin, h.seat_kinds, h.seed, h.options, first=h.first,
-                          journal_path=path)
+            session = cls(plugin, h.seat_kinds, h.seed, h.options, first=h.first, store=store)
             session.pos = plugin.engine.new(h.seats, h.seed, dict(h.options), h.first)
-            keep = session._replay(contents.records)
-            if session.engine.outcome(session.pos) is not None:
-                return None
-            journal, _ = Journal.resume(path, keep)
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            # JournalError and EngineError are ValueErrors
+            keep = session._replay(stored.records)
+        except (ValueError, KeyError, TypeError) as err:  # EngineError is a ValueError
             log.error("the last game cannot be resumed (%s); opening the lobby", err)
+            with contextlib.suppress(StateError):
+                db.end_game(stored.id, winner=None, abandoned=True,
+                            summary={"not_resumed": str(err)[:200]})
             return None
-        session.journal.adopt(journal)
-        if contents.problem:
-            log.warning("journal: %s", contents.problem)
-        log.info("resumed %s after %d actions", h.game, len(session.record.actions))
+        try:
+            outcome = session.engine.outcome(session.pos)
+            if outcome is not None:  # over, but not yet marked so
+                db.end_game(stored.id, winner=outcome.winner, summary=plugin.summary(session.pos))
+                return None
+            if keep is not None:
+                db.cut_back(stored.id, keep)
+        except StateError as err:
+            store.failed(err)
+        session.journal.adopt(stored.id)
+        log.warning("resumed game %d (%s) after %d actions", stored.id, h.game,
+                    len(session.record.actions))
         return session
 
     def _replay(self, records: Sequence[Record]) -> int | None:
@@ -254,14 +341,10 @@ class GameSession:
 
     def close(self, winner: Seat | None, *, abandoned: bool = False) -> None:
         """The game is over (or abandoned): journal it so it is never resumed, close."""
-        data: dict[str, Any] = {"winner": winner}
-        if abandoned:
-            data["abandoned"] = True
-        self.journal.append(DecisionRecord("gameover", data))
-        self.journal.close()
         self.record.winner = winner
         if self.pos is not None:
             self.record.extra.update(self.plugin.summary(self.pos))
+        self.journal.end(winner, abandoned=abandoned, summary=self.record.extra)
 
     # ------------------------------------------------------------------ play
     @property
@@ -296,8 +379,19 @@ class GameSession:
         return events
 
     def note(self, kind: str, data: Mapping[str, Any]) -> None:
-        """Journal a device decision (a slap decision, a stuck button, a late arrival)."""
+        """Journal a device decision (a stuck button, a late arrival)."""
         self.journal.append(DecisionRecord(kind, data))
+
+    def note_slap(self, race: str, decision: SlapDecision) -> None:
+        """Record and journal a decided slap of ``race`` (:data:`WAKEUP_RACE` or
+        :data:`WINDOW_RACE`), with its reaction time and its margin to the next slapper
+        (the ``slaps`` table)."""
+        ms = decision.reaction_ns / MS
+        self.record.slaps.append(SlapRecord(decision.seat, ms, decision.tie, race))
+        others = [c.reaction_ns for c in decision.contenders if c.seat != decision.seat]
+        margin = (min(others) - decision.reaction_ns) / MS if others else None
+        self.journal.append(DecisionRecord(race, decision.to_json()),
+                            SlapRow(race, decision.seat, ms, margin, decision.tie))
 
     def computer_move(self, seat: Seat) -> str | None:
         """The action computer ``seat`` makes now (from its own view only), or ``None``

@@ -23,7 +23,7 @@ import pytest
 from device.console import Console, GameRecord, Timing, make_seats
 from device.events import Abandon, FakeQueue
 from device.games import get_plugin
-from device.journal import ActionRecord, Journal
+from device.journal import DB_NAME, GameDB, StoredGame
 from device.lobby import LobbyChoices
 from device.present import TablePresenter
 from drivers.clock import FakeClock
@@ -312,17 +312,24 @@ def test_whole_computer_game_ends_and_journal_replays(display: TableDisplay,
         assert steps < 20_000
     record = done[0]
     assert record.winner is not None
-    contents = Journal.read(tmp_path / "journal.log")
-    assert contents.problem is None
-    actions = [r.action for r in contents.records if isinstance(r, ActionRecord)]
+    stored = only_game(tmp_path)
+    assert stored.outcome == "won" and stored.winner == record.winner
+    actions = stored.actions
     assert actions == record.actions
     game = get_game("riiing")
-    h = contents.header
+    h = stored.header
     pos = game.new(h.seats, h.seed, dict(h.options), h.first)
     for text in actions:
         pos, _ = game.apply(pos, game.parse_action(text))
     assert game.position_json(pos) == game.position_json(console.pos)
     assert json.loads((tmp_path / "lobby.json").read_text())["game"] == "riiing"
+
+
+def only_game(state_dir: Path) -> StoredGame:
+    """The one game stored in ``state_dir``'s database."""
+    with GameDB.open(state_dir) as db:
+        (game,) = db.games()
+    return game
 
 
 def test_right_on_time_human_lays_through_the_composer(display: TableDisplay) -> None:
@@ -358,6 +365,10 @@ def test_headless_main_writes_frames_and_summary(tmp_path: Path) -> None:
     rot = summary["games"][1]
     assert rot["scores"] is not None and max(rot["scores"]) == 3
     assert rot["rounds"] >= 3
+    with GameDB.open(out / "state") as db:  # headless games are kept like the device's
+        games = db.games()
+    assert [(g.header.game, g.outcome, g.winner, len(g.actions)) for g in reversed(games)] == [
+        (g["game"], "won", g["winner"], g["actions"]) for g in summary["games"]]
 
 
 @pytest.mark.parametrize("torn_tail", [False, True])
@@ -372,9 +383,9 @@ def test_power_cut_resumes_the_game_at_the_exact_position(
         first.step()
     before = first.plugin.engine.position_json(first.pos)
     actions = list(first.record.actions)
-    if torn_tail:
-        with open(tmp_path / "journal.log", "ab") as f:
-            f.write(b'1234abcd\t{"action": "play')  # the power went mid-write
+    if torn_tail:  # the power went mid-write: half a WAL frame after the committed ones
+        with open(tmp_path / (DB_NAME + "-wal"), "ab") as f:
+            f.write(b"\x37\x7f\x06\x82" + bytes(range(200)))
     second, _clock2, _queue2, done = make_console(
         display, ("human", "human", "human"), "riiing", state_dir=tmp_path, skip_lobby=False,
         resume=True)
@@ -382,23 +393,30 @@ def test_power_cut_resumes_the_game_at_the_exact_position(
     assert second.plugin.engine.position_json(second.pos) == before
     assert second.record is not None and second.record.actions == actions
     assert second.flow.lobby.choices.kinds == ("computer", "computer", "computer")
-    assert "resumed" in second.model(0).banner
+    assert "restored" in second.model(0).banner
     while not done:
         second.step()
     assert done[0].winner is not None
-    replay = Journal.read(tmp_path / "journal.log")
-    assert replay.problem is None
-    assert [r.action for r in replay.records if isinstance(r, ActionRecord)] == done[0].actions
+    assert only_game(tmp_path).actions == done[0].actions
 
 
 def test_a_finished_or_unreadable_journal_opens_the_lobby(
     display: TableDisplay, tmp_path: Path
 ) -> None:
-    """Resume leaves a finished game alone, and a garbage journal never stops the console."""
+    """A garbage database and a garbage old journal never stop the console: the database
+    is set aside (kept, renamed), the TV says so, a new one is started, the lobby opens."""
+    (tmp_path / DB_NAME).write_bytes(b"\x00garbage\n" * 100)
     (tmp_path / "journal.log").write_bytes(b"\x00garbage\n")
     console, *_ = make_console(display, ("human", "human"), state_dir=tmp_path,
                                skip_lobby=False, resume=True)
     assert console.phase == "lobby"
+    banner = console.model(0).banner
+    assert "set aside as partytable.db.unreadable-" in banner or "damaged" in banner
+    assert "journal.log not carried over" in banner
+    (aside,) = tmp_path.glob(DB_NAME + ".*-*")
+    assert aside.read_bytes() == b"\x00garbage\n" * 100
+    with GameDB.open(tmp_path) as db:
+        assert db.games() == [] and db.integrity() == "ok"
 
 
 def test_an_abandoned_game_goes_to_the_lobby_and_is_not_resumed(

@@ -18,7 +18,7 @@ import pytest
 
 from device.console import Console, GameRecord, make_seats
 from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone, Quit, SimKey
-from device.journal import ActionRecord, Journal
+from device.journal import ActionRecord, GameDB, StateError
 from device.lobby import LobbyChoices, load_choices
 from device.loop import Loop
 from device.phase import Phase
@@ -165,26 +165,31 @@ def test_a_lobby_file_with_a_value_of_the_wrong_type_is_named_and_replaced(
 def test_a_failed_journal_write_is_retried_with_the_next_action(
     display: TableDisplay, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A full disk for one write does not stop journaling: the next append writes the
-    missed action too, and the journal ends with every action of the game."""
-    real_append = Journal.append
+    """A full disk for two writes does not stop the game or lose an action: the TV names
+    the problem while it lasts, the next write commits the missed actions too, and the
+    database ends with every action of the game."""
+    real_append = GameDB.append
     failures = {"left": 2}
+    banners: list[str] = []
 
-    def full_disk(self: Journal, record: Any) -> None:
+    def full_disk(self: GameDB, game_id: int, record: Any, slap: Any = None) -> int:
         if isinstance(record, ActionRecord) and failures["left"] > 0:
             failures["left"] -= 1
-            raise OSError(28, "No space left on device")
-        real_append(self, record)
+            raise StateError(f"{self.path}: database or disk is full")
+        return real_append(self, game_id, record, slap)
 
-    monkeypatch.setattr(Journal, "append", full_disk)
+    monkeypatch.setattr(GameDB, "append", full_disk)
     console, _clock, _queue, done = make(display, ("computer", "computer"),
                                          state_dir=tmp_path)
     while not done:
         console.step()
+        banners.append(console.flow.banner)
     assert failures["left"] == 0
-    contents = Journal.read(tmp_path / "journal.log")
-    actions = [r.action for r in contents.records if isinstance(r, ActionRecord)]
-    assert actions == done[0].actions
+    assert f"Games are not saved: {tmp_path} is full" in banners
+    assert console.flow.banner == "" or "not saved" not in console.flow.banner
+    with GameDB.open(tmp_path) as db:
+        (game,) = db.games()
+    assert game.actions == done[0].actions and game.outcome == "won"
 
 
 def test_the_loop_sleeps_until_the_next_deadline_and_draws_only_on_change() -> None:
@@ -368,25 +373,28 @@ def test_help_prints_the_usage(capsys: pytest.CaptureFixture[str]) -> None:
 def test_a_journal_action_the_engine_refuses_resumes_from_the_action_before(
     display: TableDisplay, tmp_path: Path
 ) -> None:
-    """A journal line whose checksum is good but whose action the engine refuses ends the
-    replay there: the game resumes from the action before it, the bad line and what follows
-    are cut, and the journal stays usable."""
-    from device.journal import _encode_line
-
+    """A stored action the engine refuses (a database from another engine version) ends
+    the replay there: the game resumes from the action before it, the bad record and what
+    follows are dropped, and the database stays usable."""
     console, _clock, _queue, _ = make(display, ("computer", "computer"), "right-on-time",
                                       state_dir=tmp_path)
     while console.record is not None and len(console.record.actions) < 6:
         console.step()
     actions = list(console.record.actions) if console.record else []
-    with open(tmp_path / "journal.log", "ab") as f:
-        f.write(_encode_line({"action": "play 9 9"}))
-        f.write(_encode_line({"action": actions[0]}))
+    console.close()
+    with GameDB.open(tmp_path) as db:
+        game = db.unfinished()
+        assert game is not None
+        db.append(game.id, ActionRecord("play 9 9"))
+        db.append(game.id, ActionRecord(actions[0]))
     again, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
                      resume=True)
     assert again.phase is Phase.PLAY and again.record is not None
     assert again.record.actions == actions
-    contents = Journal.read(tmp_path / "journal.log")
-    assert [r.action for r in contents.records if isinstance(r, ActionRecord)] == actions
+    again.close()
+    with GameDB.open(tmp_path) as db:
+        game = db.unfinished()
+    assert game is not None and game.actions == actions
 
 
 def test_a_journaled_game_with_more_seats_than_the_console_opens_the_lobby(
@@ -402,16 +410,44 @@ def test_a_journaled_game_with_more_seats_than_the_console_opens_the_lobby(
     assert smaller.phase is Phase.LOBBY
 
 
-def test_the_resumed_notice_goes_after_its_time(display: TableDisplay, tmp_path: Path) -> None:
-    """After a power cut the TV says "Game resumed where it stopped" for 8 s, then not any
-    more (a tester saw it stay up all game, cutting off an unplug warning)."""
+def test_a_restored_game_is_offered_and_goes_on_by_itself(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """After a power cut the restored game waits on the TV ("Game restored ...: SLAP to go
+    on"): nobody moves, not even a computer player, until its 5 s are up; then it goes on by
+    itself and the notice goes (a tester once saw a notice stay up all game)."""
     console, *_ = make(display, ("computer", "computer"), "right-on-time", state_dir=tmp_path)
     while console.record is not None and len(console.record.actions) < 3:
         console.step()
+    console.close()
     again, clock, _queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
                                    skip_lobby=False, resume=True)
-    assert "resumed" in again.model(clock.now_ns()).banner
+    assert "restored" in again.model(clock.now_ns()).banner
+    record = again.record
+    assert record is not None and again.flow.held
     start = clock.now_ns()
-    while clock.now_ns() - start < 9 * S:
+    went_on = None
+    while len(record.actions) == 3:
         again.step()
-    assert "resumed" not in again.model(clock.now_ns()).banner
+        if went_on is None and not again.flow.held:
+            went_on = clock.now_ns()
+    assert went_on is not None and went_on - start == 5 * S
+    assert clock.now_ns() > went_on
+    assert "restored" not in again.model(clock.now_ns()).banner
+
+
+def test_a_slap_goes_on_with_a_restored_game_at_once(display: TableDisplay, tmp_path: Path) -> None:
+    """A slap while the restored game waits goes on with it at once; it is no slap in the
+    game (no false slap, no card)."""
+    console, *_ = make(display, ("computer", "computer"), state_dir=tmp_path)
+    while console.record is not None and len(console.record.actions) < 4:
+        console.step()
+    console.close()
+    again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
+                                  skip_lobby=False, resume=True)
+    record = again.record
+    assert record is not None and again.flow.held
+    queue.post(Press(0, clock.now_ns()))
+    again.step()
+    assert not again.flow.held and "restored" not in again.model(clock.now_ns()).banner
+    assert record.actions[4:] == [] or not record.actions[4].startswith("falseslap")

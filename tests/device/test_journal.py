@@ -1,24 +1,30 @@
-"""The crash-safe game journal and write_atomic (architecture "Persistence and power loss")."""
+"""The game database and write_atomic (architecture "Persistence and power loss")."""
 
 from __future__ import annotations
 
 import json
 import os
 import random
+import sqlite3
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from device.arbiter import SlapArbiter
 from device.journal import (
+    DB_NAME,
+    KEEP_GAMES,
+    SCHEMA_VERSION,
     ActionRecord,
     DecisionRecord,
-    Journal,
+    GameDB,
     JournalError,
     JournalHeader,
     Record,
+    SlapRow,
+    StateError,
+    open_read_only,
     write_atomic,
 )
 
@@ -63,153 +69,236 @@ RECORDS: tuple[Record, ...] = (
 )
 
 
-def write_game(path: Path) -> None:
-    """Create a journal at ``path`` with HEADER and RECORDS."""
-    with Journal.create(path, HEADER) as journal:
-        for record in RECORDS:
-            journal.append(record)
+def legacy_line(obj: object) -> bytes:
+    """One line of the old JSON-lines journal: crc32 hex, tab, compact JSON."""
+    body = json.dumps(obj, separators=(",", ":")).encode()
+    return b"%08x\t%s\n" % (zlib.crc32(body), body)
 
 
-def test_round_trip(tmp_path: Path) -> None:
-    """Header, actions and decisions read back equal, with no problem reported."""
-    path = tmp_path / "game.journal"
-    write_game(path)
-    contents = Journal.read(path)
-    assert contents.header == HEADER
-    assert contents.records == RECORDS
-    assert contents.problem is None
-    assert contents.valid_bytes == path.stat().st_size
+def stored(db: GameDB, records: tuple[Record, ...] = RECORDS) -> int:
+    """A game of HEADER with ``records`` in ``db``; its id."""
+    game_id = db.new_game(HEADER)
+    for r in records:
+        db.append(game_id, r)
+    return game_id
 
 
-def test_line_format_is_crc32_hex_tab_json(tmp_path: Path) -> None:
-    """Each line is 8 hex digits of zlib.crc32 over the JSON bytes, a tab, the JSON."""
-    path = tmp_path / "game.journal"
-    write_game(path)
-    lines = path.read_bytes().split(b"\n")
-    assert len(lines) == 1 + len(RECORDS) + 1 and lines[-1] == b""
-    crc, body = lines[2].split(b"\t", 1)
-    assert body == b'{"action":"draw"}'
-    assert crc == b"%08x" % zlib.crc32(body)
+def test_a_game_reads_back_record_for_record(tmp_path: Path) -> None:
+    """Header and every record (actions, decisions with nested data, quotes, tabs) read
+    back equal and in order, after closing and opening again; the pragmas are the ones the
+    module promises (WAL, synchronous=FULL, the schema version)."""
+    with GameDB.open(tmp_path) as db:
+        game_id = stored(db)
+        pragmas = [db._c.execute(f"PRAGMA {p}").fetchone()[0]
+                   for p in ("journal_mode", "synchronous", "user_version")]
+    assert pragmas == ["wal", 2, SCHEMA_VERSION]
+    with GameDB.open(tmp_path) as db:
+        game = db.unfinished()
+    assert game is not None and game.id == game_id
+    assert game.header == HEADER
+    assert game.records == RECORDS
+    assert game.actions == ["play 5C/>", "draw", "slap 2", 'play P/{1,4,7} "quoted"\tand tab']
 
 
-def test_every_append_is_fsynced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """create fsyncs the header file and the directory; each append fsyncs once more."""
-    calls: list[int] = []
-    real_fsync = os.fsync
-
-    def spy(fd: int) -> None:
-        calls.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", spy)
-    journal = Journal.create(tmp_path / "g.journal", HEADER)
-    assert len(calls) == 2
-    journal.append(ActionRecord("draw"))
-    journal.append(ActionRecord("timeout"))
-    assert len(calls) == 4
-    assert Journal.read(tmp_path / "g.journal").records == (
-        ActionRecord("draw"),
-        ActionRecord("timeout"),
-    ), "on disk before close"
-    journal.close()
-    journal.close()
-    with pytest.raises(JournalError, match="journal is closed"):
-        journal.append(ActionRecord("draw"))
+def test_a_finished_game_is_not_unfinished_and_keeps_its_outcome(tmp_path: Path) -> None:
+    """end_game marks a game won or abandoned; unfinished() then finds the newest other
+    unfinished game or none; games() lists newest first."""
+    with GameDB.open(tmp_path) as db:
+        first = stored(db)
+        second = stored(db, RECORDS[:2])
+        db.end_game(second, winner=2, summary={"rounds": 3})
+        assert db.unfinished() is not None and db.unfinished().id == first  # type: ignore[union-attr]
+        db.end_game(first, winner=None, abandoned=True)
+        assert db.unfinished() is None
+        games = db.games()
+    assert [(g.id, g.outcome, g.winner) for g in games] == [
+        (second, "won", 2), (first, "abandoned", None)]
+    assert all(g.ended_at is not None and g.ended_at.endswith("Z") for g in games)
 
 
-def test_torn_last_line_is_dropped(tmp_path: Path) -> None:
-    """A power cut mid-write: the torn last line is dropped and named, nothing raised."""
-    path = tmp_path / "game.journal"
-    write_game(path)
-    path.write_bytes(path.read_bytes()[:-7])
-    contents = Journal.read(path)
-    assert contents.records == RECORDS[:-1]
-    assert contents.problem is not None
-    assert f"line {len(RECORDS) + 1}: torn last line" in contents.problem
-    assert "\n" not in contents.problem
+def test_slap_rows_are_queries(tmp_path: Path) -> None:
+    """A slap row goes in with its decision record, in the same transaction; tonight's
+    fastest slap is a query."""
+    with GameDB.open(tmp_path) as db:
+        game_id = db.new_game(HEADER)
+        db.append(game_id, RECORDS[2], SlapRow("window", 2, 412.5, 31.0, True))
+        db.append(game_id, RECORDS[2], SlapRow("window", 0, 380.0, None, False))
+        assert db.slaps(game_id) == [SlapRow("window", 2, 412.5, 31.0, True),
+                                     SlapRow("window", 0, 380.0, None, False)]
+        fastest = db._c.execute("SELECT seat, MIN(reaction_ms) FROM slaps").fetchone()
+    assert tuple(fastest) == (0, 380.0)
 
 
-def test_flipped_byte_in_the_middle_stops_the_replay_there(tmp_path: Path) -> None:
-    """A corrupt middle line ends the replay before it; the message names that line."""
-    path = tmp_path / "game.journal"
-    write_game(path)
+def test_cut_back_drops_the_records_after_the_kept_ones(tmp_path: Path) -> None:
+    """cut_back(k) keeps exactly the first k records; appending goes on after them."""
+    with GameDB.open(tmp_path) as db:
+        game_id = stored(db)
+        db.cut_back(game_id, 3)
+        db.append(game_id, ActionRecord("timeout"))
+        assert db.game(game_id).records == (*RECORDS[:3], ActionRecord("timeout"))
+
+
+def test_old_finished_games_are_pruned_unfinished_never(tmp_path: Path) -> None:
+    """Finished games beyond the newest ``keep`` go (records and slaps with them); an
+    unfinished game stays however old it is, so the state directory stays bounded."""
+    with GameDB.open(tmp_path) as db:
+        oldest_unfinished = stored(db, RECORDS[:1])
+        finished = []
+        for _ in range(6):
+            game_id = stored(db, RECORDS[:2])
+            db.append(game_id, RECORDS[2], SlapRow("window", 1, 300.0, None, False))
+            db.end_game(game_id, winner=1)
+            finished.append(game_id)
+        assert db.prune(keep_games=2) == 4
+        ids = [g.id for g in db.games(limit=50)]
+        orphans = db._c.execute("SELECT COUNT(*) FROM records WHERE game_id NOT IN "
+                                "(SELECT id FROM games)").fetchone()[0]
+        slaps = db._c.execute("SELECT COUNT(*) FROM slaps").fetchone()[0]
+    assert ids == [finished[-1], finished[-2], oldest_unfinished]
+    assert orphans == 0 and slaps == 2
+    assert KEEP_GAMES >= 100
+
+
+def test_a_newer_schema_is_set_aside_not_deleted(tmp_path: Path) -> None:
+    """A database a newer device wrote (user_version 2) is renamed out of the way with its
+    contents intact; a new one starts; the notice names the file and why."""
+    with GameDB.open(tmp_path) as db:
+        stored(db)
+        db._c.execute("PRAGMA user_version = 2")
+    with GameDB.open(tmp_path) as db:
+        assert db.games() == []
+        (notice,) = db.notices
+    assert "set aside as partytable.db.v2-" in notice and "newer" in notice
+    (aside,) = [p for p in tmp_path.iterdir() if p.name.startswith(DB_NAME + ".v2-")
+                and not p.name.endswith(("-wal", "-shm"))]
+    conn = sqlite3.connect(aside)
+    assert conn.execute("SELECT COUNT(*) FROM records").fetchone()[0] == len(RECORDS)
+    conn.close()
+
+
+def test_another_programs_database_is_set_aside(tmp_path: Path) -> None:
+    """A SQLite file with other tables (not ours) is set aside as unknown."""
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("CREATE TABLE photos(x)")
+    conn.commit()
+    conn.close()
+    with GameDB.open(tmp_path) as db:
+        assert any("not a partytable database" in n for n in db.notices)
+        assert db.integrity() == "ok"
+    assert list(tmp_path.glob(DB_NAME + ".unknown-*"))
+
+
+def test_a_damaged_database_is_set_aside(tmp_path: Path) -> None:
+    """Pages overwritten with noise (a failing SD card): the integrity check fails, the
+    file is set aside, the console starts a new one, nothing raises."""
+    with GameDB.open(tmp_path) as db:
+        for _ in range(30):
+            stored(db)
+        db._c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = tmp_path / DB_NAME
     data = bytearray(path.read_bytes())
-    lines = data.split(b"\n")
-    start = sum(len(line) + 1 for line in lines[:3])  # line 4 = the third record
-    data[start + 12] ^= 0x01
+    rng = random.Random(3)
+    for offset in range(4096 + 200, len(data), 4096):  # every page but the first
+        data[offset:offset + 600] = bytes(rng.randrange(256) for _ in range(600))
     path.write_bytes(bytes(data))
-    contents = Journal.read(path)
-    assert contents.records == RECORDS[:2]
-    assert contents.problem == (
-        f"{path} line 4: checksum mismatch (corrupt line): the replay stops before it "
-        f"(3 later lines dropped)"
-    )
+    with GameDB.open(tmp_path) as db:
+        assert db.games() == [] and db.integrity() == "ok"
+        (notice,) = db.notices
+    assert "set aside" in notice and "\n" not in notice
+    assert list(tmp_path.glob(DB_NAME + ".damaged-*")) or list(
+        tmp_path.glob(DB_NAME + ".unreadable-*"))
 
 
-def test_resume_cuts_the_bad_tail_and_appends_after_good_lines(tmp_path: Path) -> None:
-    """After a torn write, resume truncates to the good prefix so new lines read back."""
-    path = tmp_path / "game.journal"
-    write_game(path)
-    path.write_bytes(path.read_bytes()[:-3])
-    journal, contents = Journal.resume(path)
-    with journal:
-        assert contents.problem is not None
-        journal.append(ActionRecord("timeout"))
-    again = Journal.read(path)
-    assert again.problem is None
-    assert again.records == (*RECORDS[:-1], ActionRecord("timeout"))
+def test_an_old_journal_is_carried_over_once(tmp_path: Path) -> None:
+    """journal.log of earlier versions (unfinished game, torn last line) becomes a game in
+    the database with every good record; the file is renamed, so it is read once."""
+    legacy = tmp_path / "journal.log"
+    legacy.write_bytes(legacy_line(HEADER.to_json())
+                       + b"".join(legacy_line(r.to_json()) for r in RECORDS)
+                       + b'1234abcd\t{"action": "pl')
+    with GameDB.open(tmp_path) as db:
+        game = db.unfinished()
+        assert any("carried over (6 records)" in n for n in db.notices)
+    assert game is not None and game.header == HEADER and game.records == RECORDS
+    assert not legacy.exists() and (tmp_path / "journal.log.carried-over").exists()
+    with GameDB.open(tmp_path) as db:
+        assert len(db.games()) == 1 and db.notices == []
 
 
-def test_empty_file_is_a_clear_error(tmp_path: Path) -> None:
-    """An empty journal has no header: JournalError with one line naming the file."""
-    path = tmp_path / "game.journal"
-    path.write_bytes(b"")
-    with pytest.raises(JournalError, match="empty journal"):
-        Journal.read(path)
+def test_an_old_finished_journal_is_carried_over_as_finished(tmp_path: Path) -> None:
+    """An old journal whose game ended (its gameover record) is a finished game."""
+    (tmp_path / "journal.log").write_bytes(
+        legacy_line(HEADER.to_json()) + legacy_line(RECORDS[0].to_json())
+        + legacy_line({"decision": "gameover", "data": {"winner": 1}}))
+    with GameDB.open(tmp_path) as db:
+        assert db.unfinished() is None
+        (game,) = db.games()
+    assert (game.outcome, game.winner, game.records) == ("won", 1, RECORDS[:1])
 
 
-@pytest.mark.parametrize(
-    ("mangle", "message"),
-    [
-        (lambda d: d[:20], "line 1: header line is torn"),
-        (lambda d: b"0" + d[1:], "line 1: checksum mismatch"),
-        (lambda d: b"not a journal\n", "line 1: not a journal line"),
-    ],
-)
-def test_corrupt_header_raises(
-    tmp_path: Path, mangle: Callable[[bytes], bytes], message: str
-) -> None:
-    """A torn or corrupt header is a JournalError naming line 1."""
-    path = tmp_path / "game.journal"
-    write_game(path)
-    path.write_bytes(mangle(path.read_bytes()))
-    with pytest.raises(JournalError, match=message):
-        Journal.read(path)
+def test_a_garbage_old_journal_is_one_notice(tmp_path: Path) -> None:
+    """A journal.log that is not one (bad header) is named in one line, renamed, ignored."""
+    (tmp_path / "journal.log").write_bytes(b"\x00\xffgarbage\n")
+    with GameDB.open(tmp_path) as db:
+        (notice,) = db.notices
+        assert db.games() == []
+    assert "journal.log not carried over" in notice and "line 1" in notice
 
 
-def test_header_of_another_version_or_shape_is_refused(tmp_path: Path) -> None:
-    """A well-checksummed header of another version or with a bad field is refused."""
-    path = tmp_path / "game.journal"
+def test_a_state_dir_that_cannot_hold_a_database_is_one_line(tmp_path: Path) -> None:
+    """A state directory that is a file (or unwritable) raises StateError, one line."""
+    blocker = tmp_path / "state"
+    blocker.write_text("not a directory")
+    with pytest.raises(StateError) as err:
+        GameDB.open(blocker)
+    assert str(blocker) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_record_that_is_not_json_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    """Data JSON cannot hold is a JournalError at append, and the game has no record."""
+    with GameDB.open(tmp_path) as db:
+        game_id = db.new_game(HEADER)
+        with pytest.raises(JournalError, match="not JSON"):
+            db.append(game_id, DecisionRecord("slap", {"when": object()}))
+        assert db.game(game_id).records == ()
+
+
+def test_a_damaged_row_is_skipped_in_the_list(tmp_path: Path) -> None:
+    """A game row whose options are not JSON is one log line in games(), not a crash."""
+    with GameDB.open(tmp_path) as db:
+        good = stored(db)
+        bad = stored(db)
+        db._c.execute("UPDATE games SET options = '{broken' WHERE id = ?", (bad,))
+        assert [g.id for g in db.games()] == [good]
+        with pytest.raises(JournalError, match=f"game {bad}"):
+            db.game(bad)
+
+
+def test_read_only_open_never_creates_or_sets_aside(tmp_path: Path) -> None:
+    """history's read-only open: a missing database and another schema version are
+    StateError lines; nothing is created or renamed."""
+    with pytest.raises(StateError, match="no game database"):
+        open_read_only(tmp_path / DB_NAME)
+    assert list(tmp_path.iterdir()) == []
+    with GameDB.open(tmp_path) as db:
+        stored(db)
+        db._c.execute("PRAGMA user_version = 7")
+    with pytest.raises(StateError, match="schema version 7"):
+        open_read_only(tmp_path / DB_NAME)
+    assert (tmp_path / DB_NAME).exists()
+
+
+def test_header_of_a_bad_shape_is_refused() -> None:
+    """A header with a bad field is a JournalError naming it (the carry-over and the
+    database read it through the same checks)."""
     for obj, message in [
         ({**HEADER.to_json(), "version": 9}, "journal version 9 is not supported"),
         ({**HEADER.to_json(), "seat_kinds": ["human"]}, "seat_kinds must be 3 words"),
         ({**HEADER.to_json(), "first": 3}, r"first must be a seat 0\.\.2, got 3"),
         ({"game": "riiing"}, "not a partytable journal header"),
     ]:
-        body = json.dumps(obj).encode()
-        path.write_bytes(b"%08x\t%s\n" % (zlib.crc32(body), body))
         with pytest.raises(JournalError, match=message):
-            Journal.read(path)
-
-
-def test_record_that_is_not_json_is_refused(tmp_path: Path) -> None:
-    """Data JSON cannot hold is a JournalError at append, and nothing is written."""
-    with (
-        Journal.create(tmp_path / "g.journal", HEADER) as journal,
-        pytest.raises(JournalError, match="not JSON"),
-    ):
-        journal.append(DecisionRecord("slap", {"when": object()}))
-    assert Journal.read(tmp_path / "g.journal").records == ()
+            JournalHeader.from_json(obj)
 
 
 def test_write_atomic_writes_new_content(tmp_path: Path) -> None:
