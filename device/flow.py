@@ -51,6 +51,8 @@ SLAP_SHOWN_NS = 4 * S
 """How long the slap winner's reaction time stays large on the table."""
 RESUMED = "Game restored where it stopped: SLAP to go on"
 """The TV's note after a power cut while the restored game waits (:attr:`Timing.resume_ns`)."""
+NEXT_GAME_NS = 8 * S
+"""How long the results of a game of computer players only stay before the next deals."""
 NOTICE_NS = 10 * S
 """How long a notice from opening the game database (set aside, carried over) stays."""
 
@@ -481,7 +483,11 @@ class GameFlow:
         log.info("game over: %s (%s)", self.headline, reason)
         self.game_seed += 1
         self.show_hands()
-        if self.timing.gameover_ns > 0:
+        if all(seat.kind is SeatKind.COMPUTER for seat in self.playing) and not abandoned:
+            # nobody to press a key (a demo box, the appliance test): the next game deals
+            self._timer(now_ns + max(self.timing.gameover_ns, NEXT_GAME_NS), self.start_game,
+                        "next computer game")
+        elif self.timing.gameover_ns > 0:
             self._timer(now_ns + self.timing.gameover_ns, self.enter_lobby, "lobby")
         if self.on_game_over is not None and not abandoned:
             self.on_game_over(session.record)

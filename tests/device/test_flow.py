@@ -451,3 +451,24 @@ def test_a_slap_goes_on_with_a_restored_game_at_once(display: TableDisplay, tmp_
     again.step()
     assert not again.flow.held and "restored" not in again.model(clock.now_ns()).banner
     assert record.actions[4:] == [] or not record.actions[4].startswith("falseslap")
+
+
+def test_computer_players_only_deal_the_next_game_by_themselves(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """With nobody to press a key (a demo box, the appliance test), the results stay up
+    for their time and the next game deals with the next seed; with a person at the table
+    the results wait for a key."""
+    console, clock, _queue, done = make(display, ("computer", "computer"), "right-on-time",
+                                        state_dir=tmp_path)
+    while len(done) < 2:
+        console.step()
+    assert [r.seed for r in done] == [3, 4]
+    assert console.phase is not Phase.LOBBY
+    console.close()
+    with GameDB.open(tmp_path) as db:
+        assert [(g.header.seed, g.outcome) for g in db.games()][-2:] == [(4, "won"), (3, "won")]
+    person, clock, _queue, done = make(display, ("human", "computer"), state_dir=None)
+    person.flow._game_over(1, "test", clock.now_ns())
+    assert person.phase is Phase.GAMEOVER
+    assert [t.name for t in person.flow._timers if not t.cancelled] == []
