@@ -1,0 +1,95 @@
+"""``python -m device history``: the last games, as lines, as JSON, and the integrity check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from device.history import main
+from device.journal import DB_NAME, ActionRecord, DecisionRecord, GameDB, JournalHeader, SlapRow
+
+HEADER = JournalHeader(game="riiing", seats=3, seed=42, options={"false_slap_penalty": 1},
+                       first=1, device_seed=977, seat_kinds=("human", "computer", "human"))
+
+
+def fill(state_dir: Path) -> tuple[int, int]:
+    """A finished game with two slaps and an unfinished one; their ids."""
+    with GameDB.open(state_dir) as db:
+        won = db.new_game(HEADER, started_at="2026-12-01T20:00:00Z")
+        db.append(won, ActionRecord("draw"))
+        db.append(won, DecisionRecord("window", {"seat": 2}),
+                  SlapRow("window", 2, 431.0, 12.0, False))
+        db.append(won, ActionRecord("slap 2"))
+        db.append(won, DecisionRecord("window", {"seat": 0}),
+                  SlapRow("window", 0, 388.4, None, False))
+        db.end_game(won, winner=2)
+        open_game = db.new_game(HEADER, started_at="2026-12-01T20:30:00Z")
+        db.append(open_game, ActionRecord("draw"))
+    return won, open_game
+
+
+def test_lines_name_each_game_newest_first(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """One line per game: id, start, game, seats, outcome (seats from 1), actions, the
+    fastest slap."""
+    won, open_game = fill(tmp_path)
+    assert main(["--state-dir", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        f"#{open_game} 2026-12-01T20:30:00Z riiing 3 seats: unfinished, 1 actions",
+        f"#{won} 2026-12-01T20:00:00Z riiing 3 seats: won by seat 3, 2 actions, fastest slap "
+        "seat 1 in 388 ms",
+    ]
+
+
+def test_json_has_every_field_and_the_actions(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """--json: one object with the integrity result and each game's actions and slaps."""
+    won, open_game = fill(tmp_path)
+    assert main(["--state-dir", str(tmp_path), "--json", "--limit", "5"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["integrity"] == "ok" and out["db"] == str(tmp_path / DB_NAME)
+    assert [g["id"] for g in out["games"]] == [open_game, won]
+    finished = out["games"][1]
+    assert finished["outcome"] == "won" and finished["winner"] == 2
+    assert finished["actions"] == ["draw", "slap 2"]
+    assert finished["seat_kinds"] == ["human", "computer", "human"] and finished["first"] == 1
+    assert [s["reaction_ms"] for s in finished["slaps"]] == [431.0, 388.4]
+    assert out["games"][0]["outcome"] is None and out["games"][0]["ended_at"] is None
+
+
+def test_check_says_ok_or_names_the_problem(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """--check: exit 0 and "ok" for a good database; exit 1 and one line for pages of
+    noise (the database is left where it is: history never sets aside)."""
+    fill(tmp_path)
+    assert main(["--state-dir", str(tmp_path), "--check"]) == 0
+    assert capsys.readouterr().out == "ok\n"
+    with GameDB.open(tmp_path) as db:
+        for _ in range(40):
+            db.new_game(HEADER)
+        db._c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = tmp_path / DB_NAME
+    data = bytearray(path.read_bytes())
+    for offset in range(4096 + 100, len(data), 4096):
+        data[offset:offset + 300] = b"\xa5" * 300
+    path.write_bytes(bytes(data))
+    status = main(["--state-dir", str(tmp_path), "--check"])
+    captured = capsys.readouterr()
+    assert status == 1
+    assert len((captured.out + captured.err).strip().splitlines()) == 1
+    assert path.exists() and not list(tmp_path.glob(DB_NAME + ".*-2*"))
+
+
+def test_missing_database_and_bad_arguments_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No database: exit 1, one line, nothing created; --limit 0: exit 2."""
+    assert main(["--state-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no game database" in err
+    assert list(tmp_path.iterdir()) == []
+    assert main(["--state-dir", str(tmp_path), "--limit", "0"]) == 2
+    assert main(["--bogus"]) == 2
