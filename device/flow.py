@@ -15,6 +15,7 @@ Times are ``int`` CLOCK_MONOTONIC ns from the loop.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ from typing import Any
 from device.arbiter import LogEntry, SlapDecision
 from device.games import GamePlugin, get_plugin
 from device.hand_ui import Key
-from device.journal import write_atomic
+from device.journal import JournalError, StateError, write_atomic
 from device.lobby import Lobby, LobbyChoices
 from device.menu import MENU_KEY, MenuChoice, SeatMenu
 from device.phase import Phase
@@ -80,7 +81,9 @@ class GameFlow:
 
     ``seats``: every seat the console has (a game uses the first ``len(choices.kinds)``);
     ``timers``: the loop's timers; ``post``: the device queue's ``post``; ``choices``: the
-    lobby's starting choices; ``game_seed``: the next game's seed (each later game adds 1);
+    lobby's starting choices; ``game_seed``: the next game's seed (each later game adds 1,
+    also across starts: a database whose newest game has this seed or a later one deals
+    the one after it);
     ``state_dir``: where the game database and ``lobby.json`` live (``None``: nowhere);
     ``on_game_over(record)`` once per finished game; ``on_action(count)`` after every
     applied action.  The constructor does no I/O: call :meth:`open`."""
@@ -129,7 +132,13 @@ class GameFlow:
         """Start the flow: open the game database (its notices go on the TV), continue an
         unfinished game (``resume``), start the lobby's game at once (``skip_lobby``) or
         show the lobby."""
-        self.store.db()
+        db = self.store.db()
+        newest = None
+        if db is not None:
+            with contextlib.suppress(StateError, JournalError):
+                newest = next(iter(db.games(1)), None)
+        if newest is not None and newest.header.seed >= self.game_seed:
+            self.game_seed = newest.header.seed + 1  # each later game adds 1, across starts
         notice = self.store.problem or "  ·  ".join(self.store.notices)
         if notice:
             self.banner = notice if not self.banner else f"{self.banner}  ·  {notice}"
