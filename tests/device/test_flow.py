@@ -472,3 +472,20 @@ def test_computer_players_only_deal_the_next_game_by_themselves(
     person.flow._game_over(1, "test", clock.now_ns())
     assert person.phase is Phase.GAMEOVER
     assert [t.name for t in person.flow._timers if not t.cancelled] == []
+
+
+def test_a_state_dir_that_cannot_hold_games_is_named_and_the_game_goes_on(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """A state directory that cannot hold the database (here a file where the folder
+    should be: like a read-only or full card, every open fails) is named on the TV at
+    start and while it lasts; the game is played to its end all the same."""
+    blocked = tmp_path / "state"
+    blocked.write_text("a file, not a folder")
+    console, clock, _queue, done = make(display, ("computer", "computer"), state_dir=blocked)
+    assert console.model(clock.now_ns()).banner.startswith("Games are not saved:")
+    assert str(blocked) in console.model(clock.now_ns()).banner
+    while not done:
+        console.step()
+        assert "Games are not saved" in console.flow.banner
+    assert done[0].winner is not None and blocked.read_text() == "a file, not a folder"
