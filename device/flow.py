@@ -118,6 +118,7 @@ class GameFlow:
         self.held = False
         """A game restored after a power cut waits for a slap, a key or its timer."""
         self._store_shown = ""
+        self._resumed = ""
         self.race = self._new_race(len(choices.kinds))
         self.banner = ""
         """A line the party must see (a damaged lobby.json, "Game resumed ..."), or ``""``."""
@@ -322,11 +323,12 @@ class GameFlow:
         notice = self.banner
         self._prepare(session, now_ns)
         self.phase = Phase.PLAY
-        self.banner = f"{notice}  ·  {RESUMED}" if notice else RESUMED
         self.last_event = f"Game restored after {session.step} actions"
         if self.timing.resume_ns <= 0:
             self.go_on(now_ns, held=False)
             return True
+        self._resumed = f"{RESUMED} (or wait {round(self.timing.resume_ns / S)} s)"
+        self.banner = f"{notice}  ·  {self._resumed}" if notice else self._resumed
         self.held = True
         self._timer(now_ns + self.timing.resume_ns, self.go_on, "restored game goes on")
         self.show_hands()
@@ -338,7 +340,10 @@ class GameFlow:
         if held and not self.held:
             return
         self.held = False
-        self.banner = self.banner.replace(f"  ·  {RESUMED}", "").replace(RESUMED, "")
+        if self._resumed:
+            self.banner = self.banner.replace(f"  ·  {self._resumed}", "").replace(
+                self._resumed, "")
+            self._resumed = ""
         self.last_event = "The game goes on"
         log.info("restored game goes on")
         self._after_action((), now_ns)

@@ -156,15 +156,18 @@ class GameStore:
 
 
 def tv_reason(err: StateError, state_dir: Path | None) -> str:
-    """``err`` shortened for the TV: ``"/var/lib/partytable is read-only"``, ``"... is
-    full"``, else the path and SQLite's or the OS's reason."""
-    text = str(err).lower()
+    """``err`` shortened for the TV, the reason before the path so that a cut-off line
+    keeps it: ``"/var/lib/partytable is read-only"``, ``"... is full"``, else ``"<reason>
+    in <state_dir>"``."""
+    text = str(err)
     where = str(state_dir) if state_dir is not None else "the state directory"
-    if "readonly" in text or "read-only" in text or "permission denied" in text:
+    reason = text.rsplit(": ", 1)[-1]
+    low = text.lower()
+    if "readonly" in low or "read-only" in low or "permission denied" in low:
         return f"{where} is read-only"
-    if "full" in text or "no space" in text:
+    if "full" in low or "no space" in low:
         return f"{where} is full"
-    return str(err)
+    return f"{reason} in {where}"
 
 
 class JournalWriter:
