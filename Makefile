@@ -6,17 +6,18 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean check-python xvfb micropython
+.PHONY: run test lint typecheck pytest bench clean check-python xvfb micropython \
+        install uninstall constraints
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: python3 is missing: install Python 3.11+ (e.g. apt-get install python3 python3-venv)"; exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || { echo "make: $$($(PYTHON) --version) is too old: partytable needs Python 3.11+"; exit 1; }
 	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { echo "make: python3 has no venv/ensurepip module: install it (e.g. apt-get install python3-venv)"; exit 1; }
 
-$(STAMP): pyproject.toml | check-python
+$(STAMP): pyproject.toml constraints.txt | check-python
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -qq --upgrade pip
-	$(BIN)/python -m pip install -qq -e '.[dev]'
+	$(BIN)/python -m pip install -qq -c constraints.txt -e '.[dev]'
 	@touch $(STAMP)
 
 run: $(STAMP)
@@ -57,3 +58,32 @@ bench: $(STAMP) xvfb
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache
+
+# The appliance (systemd/README.md): as root on Raspberry Pi OS / Debian Bookworm, apt's run-time
+# packages, /opt/partytable (source + venv pinned by constraints.txt), the partytable user and
+# groups, udev rules, /etc/partytable/config.toml (kept if present), the unit enabled.
+# DESTDIR=/some/root installs into that tree instead (no apt, no root needed); NO_APT=1 skips apt.
+install:
+	@DESTDIR="$(DESTDIR)" NO_APT="$(NO_APT)" sh systemd/install.sh install
+
+uninstall:
+	@DESTDIR="$(DESTDIR)" sh systemd/install.sh uninstall
+
+# constraints.txt: the exact versions the tests passed with, used by the dev venv above, CI and
+# make install.  This re-resolves pyproject.toml (runtime + dev) in a fresh venv and writes its
+# pip freeze; lines with an environment marker (the Pi-only lgpio pin, which pip freeze on a
+# PC cannot see) are kept as they are.  Run make test afterwards, then commit the file.
+CONSTRAINTS_HEAD := \# partytable: the exact versions make test passed with (runtime + dev), for the dev venv,\n\# CI and make install.  Written by make constraints (a fresh venv, pip install -e .[dev],\n\# pip freeze --exclude-editable); lines with a marker are kept by it, edit those by hand.
+constraints: | check-python
+	@set -eu; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(PYTHON) -m venv "$$tmp/venv"; \
+	"$$tmp/venv/bin/python" -m pip install -qq --upgrade pip; \
+	"$$tmp/venv/bin/python" -m pip install -qq -e '.[dev]'; \
+	"$$tmp/venv/bin/python" -m pip freeze --exclude-editable | grep -v -i '^partytable==' >"$$tmp/freeze"; \
+	grep -E '^[A-Za-z0-9].*;' constraints.txt >"$$tmp/marked" 2>/dev/null || true; \
+	names=$$(sed 's/[ =<>!~;].*//' "$$tmp/marked" | paste -sd '|' -); \
+	{ printf '$(CONSTRAINTS_HEAD)\n\n'; \
+	  if [ -s "$$tmp/marked" ]; then echo '# Raspberry Pi only (the GPIO edge timestamps):'; cat "$$tmp/marked"; echo; fi; \
+	  grep -v -i -E "^($${names:-^})==" "$$tmp/freeze"; } >"$$tmp/new"; \
+	if cmp -s "$$tmp/new" constraints.txt; then echo "constraints.txt: unchanged"; \
+	else mv "$$tmp/new" constraints.txt; echo "constraints.txt: rewritten (run make test, then commit it)"; fi

@@ -1,0 +1,374 @@
+#!/bin/sh
+# partytable: `make install` and `make uninstall` (systemd/README.md has the layout).
+#
+#   sh systemd/install.sh install      # as root, from a checkout of the repository
+#   sh systemd/install.sh uninstall
+#
+# Environment:
+#   DESTDIR   install into this root instead of the running system (absolute path; the test and
+#             an image build use it): no apt, no udev reload, `systemctl --root`, `systemd-sysusers
+#             --root`; root is not needed
+#   NO_APT=1  skip the apt-get step (the packages below must then be there already)
+#   PYTHON3   the interpreter the venv is built from (default /usr/bin/python3, Debian's: a
+#             python under /root or /home would be hidden from the service by ProtectHome=)
+#   PIP_*     pip's own settings (a wheel cache, an index) reach pip unchanged
+#
+# What it lays down (both steps are idempotent: a second run changes nothing and succeeds):
+#   /opt/partytable/{engine,drivers,device}/...  the source as `git ls-files` ships it, compiled
+#   /opt/partytable/{pyproject.toml,README.md,constraints.txt}
+#   /opt/partytable/.venv                        python3 -m venv + pip install -c constraints.txt
+#                                                of pyproject's dependencies; partytable.pth in its
+#                                                site-packages points at /opt/partytable
+#   /etc/systemd/system/partytable.service       enabled (multi-user.target.wants/)
+#   /etc/sysusers.d/partytable.conf              the user partytable and its groups
+#   /etc/udev/rules.d/99-partytable.rules        serial handhelds; GPIO/I2C/SPI groups
+#   /etc/partytable/config.toml                  from device/config.toml, only when absent
+# Uninstall removes all of it but /etc/partytable/config.toml, /var/lib/partytable (the party's
+# games) and the user and groups.  Every failure is one line naming what is missing.
+
+set -eu
+
+PREFIX=/opt/partytable
+UNIT=partytable.service
+UNIT_DIR=/etc/systemd/system
+SYSUSERS=/etc/sysusers.d/partytable.conf
+RULES=/etc/udev/rules.d/99-partytable.rules
+CONFIG=/etc/partytable/config.toml
+STATE=/var/lib/partytable
+# Run-time packages on Raspberry Pi OS / Debian Bookworm (hardware-facts.md, "pygame-ce"): the
+# pygame-ce wheel bundles its SDL, but SDL's kmsdrm driver dlopens Mesa's GBM, EGL and GLES
+# (libgbm.so.1, libEGL.so.1, libGLESv2.so.2; libegl-mesa0 and libgl1-mesa-dri are the Mesa
+# vendor library and the vc4/v3d drivers they load, which --no-install-recommends would leave
+# out), libdrm.so.2 and libudev.so.1 (evdev input); its ALSA audio dlopens libasound.so.2;
+# alsa-utils (aplay, speaker-test, amixer) checks the TV's sound.  util-linux has setterm
+# (ExecStartPre).  python3-venv builds the venv; ca-certificates lets pip reach its index.
+APT_PACKAGES="python3 python3-venv ca-certificates libgbm1 libegl1 libegl-mesa0 libgles2
+libgl1-mesa-dri libdrm2 libudev1 libasound2 alsa-utils util-linux"
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+DESTDIR=${DESTDIR:-}
+PYTHON3=${PYTHON3:-/usr/bin/python3}
+D=$DESTDIR
+V=$D$PREFIX/.venv
+SOURCE_ITEMS="engine drivers device pyproject.toml README.md constraints.txt"
+# directories this install created (removed again by uninstall when empty)
+CREATED=$D$PREFIX/.created-dirs
+
+say() { printf '%s\n' "$*"; }
+die() { printf 'make %s: %s\n' "${ACTION:-install}" "$*" >&2; exit 1; }
+
+# live: DESTDIR is empty and systemd runs this machine (not a chroot or an image tree)
+live() { [ -z "$D" ] && [ -d /run/systemd/system ]; }
+
+# mkdirs DIR: mkdir -p, writing each directory it had to create into the created-dirs list
+mkdirs() {
+    [ -d "$1" ] && return 0
+    mkdirs "$(dirname "$1")"
+    mkdir -m 0755 "$1"
+    case $1 in
+        "$D"/*) NEW_DIRS="$NEW_DIRS${1#"$D"}
+" ;;
+    esac
+}
+
+# put SRC DEST: install SRC as DEST (mode 0644) unless DEST already has its content and mode
+put() {
+    mkdirs "$(dirname "$2")"
+    if [ -f "$2" ] && cmp -s "$1" "$2" && [ "$(stat -c %a "$2")" = 644 ]; then
+        return 1
+    fi
+    install -m 0644 "$1" "$2"
+}
+
+need_root() {
+    if [ -z "$D" ] && [ "$(id -u)" != 0 ]; then
+        printf 'make %s needs root (sudo make %s)\n' "$ACTION" "$ACTION" >&2
+        exit 1
+    fi
+    case $D in
+        ""|/*) ;;
+        *) die "DESTDIR must be an absolute path, got '$D'" ;;
+    esac
+    [ "$D" != / ] || die "DESTDIR=/ is the running system: leave DESTDIR empty"
+}
+
+need_tool() {
+    command -v "$1" >/dev/null 2>&1 || die "$1 is missing (it comes with $2)"
+}
+
+# ---------------------------------------------------------------------------------------------
+
+apt_step() {
+    if [ -n "$D" ] || [ "${NO_APT:-}" = 1 ]; then
+        why="DESTDIR is set"
+        [ -n "$D" ] || why="NO_APT=1"
+        say "apt: skipped ($why); the box needs: $(echo $APT_PACKAGES)"
+        return 0
+    fi
+    need_tool apt-get "Debian; without apt set NO_APT=1 and install: $(echo $APT_PACKAGES)"
+    need_tool dpkg-query dpkg
+    missing=
+    for p in $APT_PACKAGES; do
+        s=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+        case $s in ii*) ;; *) missing="$missing $p" ;; esac
+    done
+    if [ -z "$missing" ]; then
+        say "apt: all $(echo $APT_PACKAGES | wc -w) packages are installed"
+        return 0
+    fi
+    say "apt: installing$missing"
+    apt-get update -qq || die "apt-get update failed (no network? a broken sources.list?)"
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing \
+        || die "apt-get install$missing failed"
+}
+
+python_step() {
+    [ -x "$PYTHON3" ] || die "$PYTHON3 is missing (apt-get install python3 python3-venv)"
+    "$PYTHON3" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+        || die "$("$PYTHON3" --version 2>&1) is too old: partytable needs Python 3.11+"
+    "$PYTHON3" -c 'import venv, ensurepip' 2>/dev/null \
+        || die "$PYTHON3 has no venv/ensurepip module (apt-get install python3-venv)"
+}
+
+# The source files that ship: what git tracks under engine/ drivers/ device/ (a copy of the
+# repository without .git: every file there but bytecode), and three top-level files.
+shipped() {
+    if command -v git >/dev/null 2>&1 \
+        && git -c safe.directory="$SRC" -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
+        git -c safe.directory="$SRC" -C "$SRC" ls-files -- engine drivers device
+    else
+        (cd "$SRC" && find engine drivers device -type f ! -path '*/__pycache__/*' \
+            ! -name '*.pyc' ! -name '.lgd-nfy*' | LC_ALL=C sort)
+    fi
+    printf '%s\n' pyproject.toml README.md constraints.txt
+}
+
+# Copy the source to a staging tree, compile it (checked-hash .pyc: the same bytes on every
+# run, valid while the source is unchanged; the unit sets PYTHONDONTWRITEBYTECODE and the
+# system is read-only to it, so what is compiled here is what it imports), then replace the
+# installed copy only if anything differs.
+source_step() {
+    stage=$(mktemp -d)
+    shipped | (cd "$SRC" && while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done) \
+        >"$stage.list"
+    n=$(wc -l <"$stage.list")
+    (cd "$SRC" && xargs -d '\n' cp --parents -t "$stage" -- <"$stage.list") \
+        || { rm -rf "$stage" "$stage.list"; die "cannot copy the source from $SRC"; }
+    rm -f "$stage.list"
+    for f in engine/__init__.py drivers/__init__.py device/__main__.py; do
+        [ -f "$stage/$f" ] || { rm -rf "$stage"; die "$SRC/$f is missing: run make install from the repository"; }
+    done
+    PYTHONHASHSEED=0 "$PYTHON3" -m compileall -q --invalidation-mode checked-hash -s "$stage" \
+        -p "$PREFIX" "$stage/engine" "$stage/drivers" "$stage/device" >/dev/null \
+        || { rm -rf "$stage"; die "python3 -m compileall failed on the source (a syntax error?)"; }
+    find "$stage" -type d -exec chmod 0755 {} + && find "$stage" -type f -exec chmod 0644 {} +
+    same=yes
+    for item in $SOURCE_ITEMS; do
+        if [ -e "$stage/$item" ] || [ -e "$D$PREFIX/$item" ]; then
+            diff -r -q -x __pycache__ "$stage/$item" "$D$PREFIX/$item" >/dev/null 2>&1 \
+                || same=no
+        fi
+    done
+    if [ $same = yes ]; then
+        rm -rf "$stage"
+        say "source: $PREFIX is up to date ($n files)"
+        return 0
+    fi
+    mkdirs "$D$PREFIX"
+    for item in $SOURCE_ITEMS; do
+        rm -rf "$D$PREFIX/$item"
+        [ ! -e "$stage/$item" ] || cp -R "$stage/$item" "$D$PREFIX/$item"
+    done
+    rm -rf "$stage"
+    CHANGED=yes
+    say "source: $n files to $PREFIX"
+}
+
+# The venv: runtime dependencies from pyproject.toml at the versions of constraints.txt.  A
+# stamp records what it was built from; when that changes (new pins, new dependencies, another
+# Python) it is built anew, so the box holds exactly the pinned set and nothing left over.
+venv_step() {
+    reqs=$("$PYTHON3" -c 'import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    print("\n".join(tomllib.load(f)["project"]["dependencies"]))' "$SRC/pyproject.toml") \
+        || die "cannot read [project] dependencies from $SRC/pyproject.toml"
+    [ -f "$SRC/constraints.txt" ] || die "$SRC/constraints.txt is missing (make constraints)"
+    stamp=$(printf '%s\n# constraints.txt\n%s\n# python\n%s\n' "$reqs" \
+        "$(cat "$SRC/constraints.txt")" "$("$PYTHON3" -c 'import sys; print(sys.version)')")
+    if [ -x "$V/bin/python" ] && [ -f "$V/.partytable-stamp" ] \
+        && [ "$(cat "$V/.partytable-stamp")" = "$stamp" ]; then
+        say "venv: $PREFIX/.venv is up to date"
+        return 0
+    fi
+    rm -rf "$V"
+    mkdirs "$D$PREFIX"
+    say "venv: building $PREFIX/.venv (pip install -c constraints.txt)"
+    "$PYTHON3" -m venv "$V" || die "$PYTHON3 -m venv $V failed"
+    tmp=$(mktemp)
+    printf '%s\n' "$reqs" >"$tmp"
+    "$V/bin/python" -m pip install -qq --no-input --disable-pip-version-check \
+        --root-user-action=ignore -c "$SRC/constraints.txt" -r "$tmp" \
+        || { rm -f "$tmp"; rm -rf "$V"; die "pip install into $PREFIX/.venv failed (network? see above)"; }
+    rm -f "$tmp"
+    site=$("$V/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+    # relative to site-packages (site.addpackage joins it), so the venv works under DESTDIR too
+    rel=$(echo "${site#"$V"/}" | sed 's|[^/][^/]*|..|g')
+    printf '%s\n' "$rel/.." >"$site/partytable.pth"
+    chmod 0644 "$site/partytable.pth"
+    printf '%s\n' "$stamp" >"$V/.partytable-stamp"
+    CHANGED=yes
+}
+
+unit_step() {
+    if put "$SRC/systemd/$UNIT" "$D$UNIT_DIR/$UNIT"; then
+        CHANGED=yes
+        say "unit: $UNIT_DIR/$UNIT"
+    fi
+    mkdirs "$D$UNIT_DIR/multi-user.target.wants"
+    if [ -n "$D" ]; then
+        systemctl --root="$D" --quiet enable "$UNIT" || die "systemctl --root=$D enable $UNIT failed"
+    else
+        live && systemctl daemon-reload
+        systemctl --quiet enable "$UNIT" || die "systemctl enable $UNIT failed"
+    fi
+    say "unit: $UNIT enabled (multi-user.target.wants)"
+}
+
+sysusers_step() {
+    if put "$SRC/systemd/partytable.sysusers" "$D$SYSUSERS"; then
+        say "users: $SYSUSERS"
+    fi
+    # systemd-sysusers rewrites nothing when all is there, but still touches /etc: skip it then
+    want=$(awk '$1 == "m" && $2 == "partytable" { print $3 }' "$D$SYSUSERS" | LC_ALL=C sort)
+    if ! grep -q '^partytable:' "$D/etc/passwd" 2>/dev/null \
+        || [ "$(id_groups | tr ' ' '\n' | LC_ALL=C sort)" != "$want" ]; then
+        if [ -n "$D" ]; then
+            systemd-sysusers --root="$D" partytable.conf || die "systemd-sysusers --root=$D failed"
+        else
+            systemd-sysusers partytable.conf || die "systemd-sysusers failed"
+        fi
+    fi
+    say "users: partytable in $(id_groups)"
+}
+
+# the groups partytable is a member of, by /etc/group, space-separated
+id_groups() {
+    [ -f "$D/etc/group" ] || return 0
+    awk -F: '$4 ~ /(^|,)partytable(,|$)/ { printf "%s%s", s, $1; s = " " }' "$D/etc/group"
+}
+
+udev_step() {
+    if put "$SRC/systemd/99-partytable.rules" "$D$RULES"; then
+        say "udev: $RULES"
+    fi
+    if [ -z "$D" ] && command -v udevadm >/dev/null 2>&1 && udevadm control --ping 2>/dev/null; then
+        udevadm control --reload || die "udevadm control --reload failed"
+        udevadm trigger --action=change --subsystem-match=tty --subsystem-match=gpio \
+            --subsystem-match=i2c-dev --subsystem-match=spidev || true
+        say "udev: rules reloaded"
+    else
+        say "udev: not running here; the rules apply from the next boot"
+    fi
+}
+
+config_step() {
+    if [ -e "$D$CONFIG" ] || [ -L "$D$CONFIG" ]; then
+        say "config: kept $CONFIG"
+    else
+        mkdirs "$(dirname "$D$CONFIG")"
+        install -m 0644 "$SRC/device/config.toml" "$D$CONFIG"
+        say "config: $CONFIG (the bundled 4-seat build: edit it for yours)"
+    fi
+    # from / with PYTHONPATH unset, as systemd starts it: the installed device, not this checkout
+    if ! problems=$(cd / && env -u PYTHONPATH "$V/bin/python" -m device check-config \
+        "$D$CONFIG" 2>&1 >/dev/null); then
+        say "config: $CONFIG has problems; the service will show them (fix, then systemctl restart partytable):"
+        printf '%s\n' "$problems"
+    fi
+}
+
+do_install() {
+    need_root
+    need_tool systemctl systemd
+    need_tool systemd-sysusers systemd
+    need_tool install coreutils
+    need_tool cmp diffutils
+    need_tool diff diffutils
+    NEW_DIRS=
+    CHANGED=no
+    umask 022
+    apt_step
+    python_step
+    source_step
+    venv_step
+    sysusers_step
+    udev_step
+    config_step
+    unit_step
+    if [ -n "$NEW_DIRS" ]; then
+        printf '%s' "$NEW_DIRS" >>"$CREATED"
+        chmod 0644 "$CREATED"
+    fi
+    if live && [ $CHANGED = yes ] && systemctl --quiet is-active "$UNIT"; then
+        systemctl try-restart "$UNIT" && say "unit: restarted $UNIT on the new files"
+    fi
+    if live; then
+        say "installed: partytable starts at every boot (now: systemctl start partytable)"
+    else
+        say "installed into ${D:-this system}: partytable starts at its next boot"
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+
+do_uninstall() {
+    need_root
+    need_tool systemctl systemd
+    removed=
+    created=
+    [ -f "$CREATED" ] && created=$(cat "$CREATED")
+    if [ -e "$D$UNIT_DIR/$UNIT" ]; then
+        if [ -n "$D" ]; then
+            systemctl --root="$D" --quiet disable "$UNIT" || die "systemctl --root=$D disable failed"
+        elif live; then
+            systemctl --quiet disable --now "$UNIT" || die "systemctl disable --now $UNIT failed"
+        else
+            systemctl --quiet disable "$UNIT" || die "systemctl disable $UNIT failed"
+        fi
+    fi
+    for f in "$UNIT_DIR/multi-user.target.wants/$UNIT" "$UNIT_DIR/$UNIT" "$SYSUSERS" "$RULES"; do
+        if [ -e "$D$f" ] || [ -L "$D$f" ]; then
+            rm -f "$D$f"
+            removed="$removed $f"
+        fi
+    done
+    if [ -e "$D$PREFIX" ]; then
+        rm -rf "$D$PREFIX"
+        removed="$removed $PREFIX"
+    fi
+    # the directories install made, deepest first, where they are empty now
+    printf '%s\n' "$created" | sort -r | while IFS= read -r dir; do
+        [ -n "$dir" ] && rmdir "$D$dir" 2>/dev/null || true
+    done
+    if live; then
+        systemctl daemon-reload
+    fi
+    if [ -z "$D" ] && command -v udevadm >/dev/null 2>&1 && udevadm control --ping 2>/dev/null; then
+        udevadm control --reload || true
+    fi
+    if [ -n "$removed" ]; then
+        say "removed:$removed"
+    else
+        say "removed: nothing (partytable was not installed)"
+    fi
+    say "kept: $CONFIG, $STATE (the party's games) and the partytable user and groups"
+}
+
+ACTION=${1:-}
+case $ACTION in
+    install) do_install ;;
+    uninstall) do_uninstall ;;
+    *) echo "usage: sh systemd/install.sh install|uninstall (make install, make uninstall)" >&2
+       exit 2 ;;
+esac
