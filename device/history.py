@@ -13,7 +13,8 @@ Usage::
 - ``--check``: ``PRAGMA integrity_check``; prints its one line, exit 0 when ``ok``, else 1.
 
 The state directory is ``--state-dir``, else the config's ``[paths] state_dir``
-(``/etc/partytable/config.toml`` or the bundled one, ``/var/lib/partytable``).  The
+(``/etc/partytable/config.toml`` or the bundled one, ``/var/lib/partytable``), else — on a
+desktop, where only the simulator has played — ``$XDG_STATE_HOME/partytable``.  The
 database is opened read-only: nothing is created, set aside or carried over.  A missing or
 unreadable database is one line and exit 1; bad arguments exit 2.
 """
@@ -53,9 +54,17 @@ def main(argv: Sequence[str]) -> int:
     if args.limit < 1:
         print(f"error: --limit must be at least 1, got {args.limit}", file=sys.stderr)
         return 2
-    state_dir = args.state_dir if args.state_dir is not None else _configured_state_dir()
+    state_dir = args.state_dir
     if state_dir is None:
-        return 2
+        configured = _configured_state_dir()
+        if configured is None:
+            return 2
+        state_dir = configured
+        from device.cli import default_state_dir
+
+        simulator = default_state_dir()
+        if not (configured / DB_NAME).exists() and (simulator / DB_NAME).exists():
+            state_dir = simulator  # a desktop: the simulator's games
     try:
         with open_read_only(state_dir / DB_NAME) as db:
             if args.check:

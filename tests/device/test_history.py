@@ -93,3 +93,17 @@ def test_missing_database_and_bad_arguments_are_one_line(
     assert list(tmp_path.iterdir()) == []
     assert main(["--state-dir", str(tmp_path), "--limit", "0"]) == 2
     assert main(["--bogus"]) == 2
+
+
+def test_without_state_dir_a_desktop_lists_the_simulators_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No --state-dir, no database where the config says (/var/lib/partytable on a Pi):
+    the simulator's ($XDG_STATE_HOME/partytable) games are listed."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    if Path("/var/lib/partytable", DB_NAME).exists() or Path("/etc/partytable").exists():
+        pytest.skip("this machine is a console (/etc/partytable or /var/lib/partytable): "
+                    "history lists its games, not the simulator's")
+    won, _ = fill(tmp_path / "xdg" / "partytable")
+    assert main([]) == 0
+    assert f"#{won} " in capsys.readouterr().out
