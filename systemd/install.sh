@@ -3,6 +3,7 @@
 #
 #   sh systemd/install.sh install      # as root, from a checkout of the repository
 #   sh systemd/install.sh uninstall
+#   sh systemd/install.sh files        # the source files install copies, one a line
 #
 # Environment:
 #   DESTDIR   install into this root instead of the running system (absolute path; the test and
@@ -144,14 +145,18 @@ shipped() {
     printf '%s\n' pyproject.toml README.md constraints.txt
 }
 
+# shipped, less what is missing from the work tree (`files` prints this)
+shipped_files() {
+    shipped | (cd "$SRC" && while IFS= read -r f; do [ ! -f "$f" ] || printf '%s\n' "$f"; done)
+}
+
 # Copy the source to a staging tree, compile it (checked-hash .pyc: the same bytes on every
 # run, valid while the source is unchanged; the unit sets PYTHONDONTWRITEBYTECODE and the
 # system is read-only to it, so what is compiled here is what it imports), then replace the
 # installed copy only if anything differs.
 source_step() {
     stage=$(mktemp -d)
-    shipped | (cd "$SRC" && while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done) \
-        >"$stage.list"
+    shipped_files >"$stage.list"
     n=$(wc -l <"$stage.list")
     (cd "$SRC" && xargs -d '\n' cp --parents -t "$stage" -- <"$stage.list") \
         || { rm -rf "$stage" "$stage.list"; die "cannot copy the source from $SRC"; }
@@ -369,6 +374,7 @@ ACTION=${1:-}
 case $ACTION in
     install) do_install ;;
     uninstall) do_uninstall ;;
-    *) echo "usage: sh systemd/install.sh install|uninstall (make install, make uninstall)" >&2
+    files) shipped_files ;;
+    *) echo "usage: sh systemd/install.sh install|uninstall|files (files: what install copies)" >&2
        exit 2 ;;
 esac

@@ -404,6 +404,45 @@ def test_a_second_install_changes_nothing(scenario: Scenario) -> None:
 
 
 @needs_tools
+def test_a_newer_checkout_replaces_the_source_and_drops_removed_files(
+        scenario: Scenario, tmp_path: Path) -> None:
+    """An upgrade: a checkout (no .git) with README.md changed and one module gone, installed
+    over a copy of the installed root: those two change, the venv (same pins) and everything
+    else stay as they were."""
+    root = tmp_path / "root"
+    subprocess.run(["cp", "-a", str(scenario.root), str(root)], check=True, timeout=300)
+    checkout = tmp_path / "checkout"
+    for rel in [*shipped_sources(), "systemd/install.sh", "systemd/partytable.service",
+                "systemd/partytable.sysusers", "systemd/99-partytable.rules"]:
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / rel, checkout / rel)
+    (checkout / "README.md").write_text("# partytable, a later version\n")
+    dropped = "engine/riiing/view.py"
+    assert dropped in shipped_sources()
+    (checkout / dropped).unlink()
+    env = {**clean_env(), "DESTDIR": str(root), "NO_APT": "1"}
+    done = subprocess.run(["sh", str(checkout / "systemd/install.sh"), "install"],
+                          capture_output=True, text=True, env=env, cwd="/",
+                          timeout=RUN_TIMEOUT_S, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "venv: /opt/partytable/.venv is up to date" in done.stdout
+    assert (root / PREFIX / "README.md").read_text() == "# partytable, a later version\n"
+    before = outside_venv(scenario.after_second)
+    after = outside_venv(snapshot(root))
+    pyc = [p for p in before if p.startswith(f"{PREFIX}/engine/riiing/__pycache__/view.")]
+    assert len(pyc) == 1
+    assert set(before) - set(after) == {f"{PREFIX}/{dropped}", *pyc}
+    assert set(after) - set(before) == set()
+    # outside the prefix (whose own directory changed: README.md was replaced) all stays
+    same = {p for p in after
+            if not (p == PREFIX or p.startswith(f"{PREFIX}/")) or p.endswith(".created-dirs")}
+    assert {p: after[p] for p in same} == {p: before[p] for p in same}
+    venv = {p: v for p, v in snapshot(root).items() if p.startswith(f"{PREFIX}/.venv/")}
+    assert venv == {p: v for p, v in scenario.after_second.items()
+                    if p.startswith(f"{PREFIX}/.venv/")}
+
+
+@needs_tools
 def test_uninstall_removes_what_install_added_and_keeps_config_and_accounts(
         scenario: Scenario) -> None:
     assert scenario.uninstall.returncode == 0, scenario.uninstall.stderr
@@ -440,6 +479,28 @@ def test_the_partys_own_config_and_games_survive_install_and_uninstall(
     assert re.search(r"config\.toml: display\.driver: unknown video driver 'hdmi-please'",
                      out), out
     assert (scenario.own_root / "etc/partytable/config.toml").read_text() == OWN_CONFIG
+
+
+def install_sh_files(script: Path) -> list[str]:
+    """``sh <script> files``: the source files that install would copy, one a line."""
+    done = subprocess.run(["sh", str(script), "files"], capture_output=True, text=True,
+                          env=clean_env(), cwd="/", timeout=60, check=True)
+    return done.stdout.splitlines()
+
+
+def test_a_copy_without_git_ships_the_same_files(tmp_path: Path) -> None:
+    """The VM's image and a tarball have no .git: install.sh then lists the files itself and
+    must ship the same ones, bytecode and lgpio's FIFO left out."""
+    shipped = shipped_sources()
+    assert sorted(install_sh_files(SCRIPT)) == sorted(shipped)
+    copy = tmp_path / "partytable"
+    for rel in [*shipped, "systemd/install.sh"]:
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / rel, copy / rel)
+    (copy / "device/__pycache__").mkdir()
+    (copy / "device/__pycache__/main.cpython-311.pyc").write_bytes(b"stale")
+    (copy / "device/.lgd-nfy0").write_bytes(b"")
+    assert sorted(install_sh_files(copy / "systemd/install.sh")) == sorted(shipped)
 
 
 # --- refusals, one line each ------------------------------------------------------------------
