@@ -73,17 +73,20 @@ uninstall:
 # make install.  This re-resolves pyproject.toml (runtime + dev) in a fresh venv and writes its
 # pip freeze; lines with an environment marker (the Pi-only lgpio pin, which pip freeze on a
 # PC cannot see) are kept as they are.  Run make test afterwards, then commit the file.
-CONSTRAINTS_HEAD := \# partytable: the exact versions make test passed with (runtime + dev), for the dev venv,\n\# CI and make install.  Written by make constraints (a fresh venv, pip install -e .[dev],\n\# pip freeze --exclude-editable); lines with a marker are kept by it, edit those by hand.
 constraints: | check-python
 	@set -eu; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(PYTHON) -m venv "$$tmp/venv"; \
 	"$$tmp/venv/bin/python" -m pip install -qq --upgrade pip; \
 	"$$tmp/venv/bin/python" -m pip install -qq -e '.[dev]'; \
-	"$$tmp/venv/bin/python" -m pip freeze --exclude-editable | grep -v -i '^partytable==' >"$$tmp/freeze"; \
-	grep -E '^[A-Za-z0-9].*;' constraints.txt >"$$tmp/marked" 2>/dev/null || true; \
+	"$$tmp/venv/bin/python" -m pip freeze --exclude-editable \
+	  | grep -v -i '^partytable==' >"$$tmp/freeze"; \
+	grep -E '^[A-Za-z0-9].*;' constraints.txt >"$$tmp/marked" || true; \
 	names=$$(sed 's/[ =<>!~;].*//' "$$tmp/marked" | paste -sd '|' -); \
-	{ printf '$(CONSTRAINTS_HEAD)\n\n'; \
-	  if [ -s "$$tmp/marked" ]; then echo '# Raspberry Pi only (the GPIO edge timestamps):'; cat "$$tmp/marked"; echo; fi; \
+	{ sed -n '/^#/!q;p' constraints.txt; echo; \
+	  if [ -s "$$tmp/marked" ]; then \
+	    echo '# Raspberry Pi only (the GPIO edge timestamps):'; cat "$$tmp/marked"; echo; \
+	  fi; \
 	  grep -v -i -E "^($${names:-^})==" "$$tmp/freeze"; } >"$$tmp/new"; \
 	if cmp -s "$$tmp/new" constraints.txt; then echo "constraints.txt: unchanged"; \
-	else mv "$$tmp/new" constraints.txt; echo "constraints.txt: rewritten (run make test, then commit it)"; fi
+	else mv "$$tmp/new" constraints.txt; \
+	  echo "constraints.txt: rewritten (run make test, then commit it)"; fi

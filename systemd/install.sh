@@ -162,7 +162,10 @@ source_step() {
         || { rm -rf "$stage" "$stage.list"; die "cannot copy the source from $SRC"; }
     rm -f "$stage.list"
     for f in engine/__init__.py drivers/__init__.py device/__main__.py; do
-        [ -f "$stage/$f" ] || { rm -rf "$stage"; die "$SRC/$f is missing: run make install from the repository"; }
+        [ -f "$stage/$f" ] || {
+            rm -rf "$stage"
+            die "$SRC/$f is missing: run make install from the repository"
+        }
     done
     PYTHONHASHSEED=0 "$PYTHON3" -m compileall -q --invalidation-mode checked-hash -s "$stage" \
         -p "$PREFIX" "$stage/engine" "$stage/drivers" "$stage/device" >/dev/null \
@@ -214,7 +217,7 @@ with open(sys.argv[1], "rb") as f:
     printf '%s\n' "$reqs" >"$tmp"
     "$V/bin/python" -m pip install -qq --no-input --disable-pip-version-check \
         --root-user-action=ignore -c "$SRC/constraints.txt" -r "$tmp" \
-        || { rm -f "$tmp"; rm -rf "$V"; die "pip install into $PREFIX/.venv failed (network? see above)"; }
+        || { rm -f "$tmp"; rm -rf "$V"; die "pip install into $PREFIX/.venv failed (see above)"; }
     rm -f "$tmp"
     site=$("$V/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
     # relative to site-packages (site.addpackage joins it), so the venv works under DESTDIR too
@@ -232,7 +235,8 @@ unit_step() {
     fi
     mkdirs "$D$UNIT_DIR/multi-user.target.wants"
     if [ -n "$D" ]; then
-        systemctl --root="$D" --quiet enable "$UNIT" || die "systemctl --root=$D enable $UNIT failed"
+        systemctl --root="$D" --quiet enable "$UNIT" \
+            || die "systemctl --root=$D enable $UNIT failed"
     else
         live && systemctl daemon-reload
         systemctl --quiet enable "$UNIT" || die "systemctl enable $UNIT failed"
@@ -288,7 +292,8 @@ config_step() {
     # from / with PYTHONPATH unset, as systemd starts it: the installed device, not this checkout
     if ! problems=$(cd / && env -u PYTHONPATH "$V/bin/python" -m device check-config \
         "$D$CONFIG" 2>&1 >/dev/null); then
-        say "config: $CONFIG has problems; the service will show them (fix, then systemctl restart partytable):"
+        say "config: $CONFIG has problems, the service will show them on the TV" \
+            "(fix them, then: systemctl restart partytable):"
         printf '%s\n' "$problems"
     fi
 }
@@ -335,7 +340,8 @@ do_uninstall() {
     [ -f "$CREATED" ] && created=$(cat "$CREATED")
     if [ -e "$D$UNIT_DIR/$UNIT" ]; then
         if [ -n "$D" ]; then
-            systemctl --root="$D" --quiet disable "$UNIT" || die "systemctl --root=$D disable failed"
+            systemctl --root="$D" --quiet disable "$UNIT" \
+                || die "systemctl --root=$D disable $UNIT failed"
         elif live; then
             systemctl --quiet disable --now "$UNIT" || die "systemctl disable --now $UNIT failed"
         else
