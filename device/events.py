@@ -15,19 +15,27 @@ pygame-ce's ``event.wait`` and SDL's own wait poll every millisecond on KMSDRM
   headless game: waiting with nothing queued jumps the clock to the deadline.
 - :class:`SdlPump`: where a window needs its events pumped (the simulator), a loop ticker
   that reads SDL's queue at a modest rate and posts what it finds onto the device queue.
+
+Signals: :func:`quit_on_signals` (SIGINT/SIGTERM post :class:`Quit`) and the appliance
+test's debug aid :func:`hang_on_signal` (``PARTYTABLE_DEBUG_HANG``).
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import queue
 import signal
+import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Protocol
 
 from drivers.clock import FakeClock
+
+log = logging.getLogger("partytable")
 
 MS = 1_000_000
 
@@ -219,3 +227,50 @@ def quit_on_signals(post: Post) -> None:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+
+
+DEBUG_HANG_ENV = "PARTYTABLE_DEBUG_HANG"
+"""The environment variable that arms :func:`hang_on_signal` (a signal name, e.g.
+``SIGUSR1``); unset or empty: off."""
+
+_UNHANDLEABLE = {"SIGKILL", "SIGSTOP", "SIGINT", "SIGTERM"}
+"""Signals the debug hang may not take: the kernel's two uncatchable ones, and the two that
+post :class:`Quit` (:func:`quit_on_signals`)."""
+
+
+def hang_on_signal(environ: Mapping[str, str] | None = None) -> signal.Signals | None:
+    """Debug aid for the appliance test's watchdog check: when ``environ`` (default
+    ``os.environ``) has ``PARTYTABLE_DEBUG_HANG=<signal name>`` (``SIGUSR1`` or ``USR1``,
+    any case), that signal makes the main thread stop for good: its handler logs one line,
+    then sleeps in a loop and never returns, so the device loop sends no more
+    ``WATCHDOG=1`` and systemd's ``WatchdogSec=`` kills (SIGABRT) and restarts the service
+    (hardware-facts.md, "systemd notify"; ``systemd/partytable.service``).
+
+    Logs one line when armed.  Returns the armed signal, or ``None`` when unset, or when the
+    name is no signal Python can catch here (SIGKILL, SIGSTOP) or one the console needs
+    (SIGINT, SIGTERM): one warning line naming the value, and no hang.  Call it from the
+    main thread (``signal.signal`` must be)."""
+    env = os.environ if environ is None else environ
+    value = env.get(DEBUG_HANG_ENV, "").strip()
+    if not value:
+        return None
+    name = value.upper() if value.upper().startswith("SIG") else "SIG" + value.upper()
+    try:
+        signum = signal.Signals[name]
+    except KeyError:
+        signum = None
+    if signum is None or name in _UNHANDLEABLE:
+        log.warning("%s=%r is not a signal the debug hang can take (e.g. SIGUSR1): "
+                    "debug hang off", DEBUG_HANG_ENV, value)
+        return None
+
+    def hang(got: int, frame: FrameType | None) -> None:
+        log.warning("debug hang: %s received: the main loop stops here for good "
+                    "(%s); the watchdog must restart the service", name, DEBUG_HANG_ENV)
+        while True:
+            time.sleep(3600)
+
+    signal.signal(signum, hang)
+    log.warning("debug hang armed: %s stops the main loop for good (%s)", name,
+                DEBUG_HANG_ENV)
+    return signum

@@ -12,21 +12,28 @@ Everything is injectable for tests, so hardware mode runs here without a Pi: a g
 ``MockFactory`` for the pin factory, luma's serial ``noop`` for the buses, SDL's ``dummy``
 driver for the TV, a fake clock and queue.
 
-A fault the party must see goes on the TV: a bad config or a pin factory that cannot be
-built shows one line on the TV (and the log) and the device waits for SIGTERM, since there
-is no keyboard to read a terminal with.
+A fault the party must see goes on the TV (:mod:`device.fault_screen`), since there is no
+keyboard to read a terminal with: a config that fails ``check-config`` shows its first
+problem while the service waits for the file to be fixed; a driver that cannot be opened
+(no pin factory, a TV or USB hub late at boot) shows its line while the rig is tried again
+every 5 s.  Either way systemd gets ``READY=1`` with the line as ``STATUS=`` and the
+watchdog keeps being fed, so it neither restarts the service in a loop nor leaves it dead
+(:func:`serve`).  A config of computer players only (every seat ``kind = "none"``) needs no
+GPIO at all and deals a game at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from device.config import (
+    ETC_CONFIG,
     Config,
     ConfigError,
     NoHandheld,
@@ -44,6 +51,7 @@ from device.events import (
     Quit,
     quit_on_signals,
 )
+from device.fault_screen import Fault, FaultScreen
 from device.flow import Timing
 from device.lobby import LobbyChoices, load_choices
 from device.loop import Ticker
@@ -54,9 +62,11 @@ from drivers.hand_display import HandDisplays, open_hand_display
 from drivers.keys import HandKeys
 from drivers.serial_handheld import SerialHandhelds
 from drivers.slap import SlapButtons
-from drivers.table_display import TableDisplay
+from drivers.table_display import TableDisplay, resolve_mode
 
 log = logging.getLogger("partytable")
+
+S = 1_000_000_000
 
 RUNTIME_DIR = Path("/run/partytable")
 """lgpio's working directory for its FIFO (the service's ``RuntimeDirectory=``): lgpio
@@ -117,6 +127,7 @@ def open_rig(
     sys_i2c: Path | None = None,
     lg_wd: Path | None = None,
     serial_ports: Callable[[], Iterable[str]] | None = None,
+    display: TableDisplay | None = None,
 ) -> Rig:
     """Open every driver of ``config`` (see the module docstring).
 
@@ -126,15 +137,27 @@ def open_rig(
     (tests: luma's ``noop``); ``display_mode``: the TV's SDL mode instead of the config's;
     ``threads``: False runs the OLED writers and the serial link on the loop (tests on a
     fake clock); ``serial_ports``: lists the ports serial handhelds may be on (tests: ptys;
-    default ``/dev/serial/by-id`` and ``/dev/ttyACM*``).  Raises
-    ``DriverError`` (one line naming the part and the fix) when a driver cannot be opened;
-    whatever was opened is closed first."""
-    display = TableDisplay(display_mode or config.display.driver, None, clock=clock,
-                           lag_ns=int(config.display.lag_ns))
-    rig = Rig(seats=[], display=display, closers=[display.close])
+    default ``/dev/serial/by-id`` and ``/dev/ttyACM*``); ``display``: a TV already open
+    (the fault screen's, so a retry sets no new video mode), which the rig owns once this
+    returns and leaves open when it raises.
+
+    The pin factory is opened only when the config names a GPIO pin (:func:`gpio_pins`): a
+    computer-only config (every seat ``kind = "none"``, no ``slap_pin``) runs where no GPIO
+    chip exists (a virtual machine, a demo box).  Raises ``DriverError`` (one line naming
+    the part and the fix) when a driver cannot be opened; whatever was opened is closed
+    first."""
+    closers: list[Callable[[], None]] = []
+    handed_in = display is not None
+    if display is None:
+        display = TableDisplay(display_mode or config.display.driver, None, clock=clock,
+                               lag_ns=int(config.display.lag_ns))
+        closers.append(display.close)
+    else:
+        display.lag_ns = int(config.display.lag_ns)
+    rig = Rig(seats=[], display=display, closers=closers)
     try:
         factory = pin_factory
-        if factory is None:
+        if factory is None and gpio_pins(config):
             from drivers.pin_factory import open_pin_factory
 
             factory = open_pin_factory(config.gpio.chip, lg_wd=lg_wd or lgpio_dir(config))
@@ -145,9 +168,10 @@ def open_rig(
         rig.closers.append(displays.close)
         if not threads:
             rig.writers = displays.run_once
-        buttons = SlapButtons(config.slap_pins(), post, pin_factory=factory)
-        rig.closers.append(buttons.close)
-        rig.tickers.append(buttons.settle)
+        if config.slap_pins():
+            buttons = SlapButtons(config.slap_pins(), post, pin_factory=factory)
+            rig.closers.append(buttons.close)
+            rig.tickers.append(buttons.settle)
         for seat_config in config.seats:
             i = seat_config.index
             handheld = seat_config.handheld
@@ -195,7 +219,28 @@ def open_rig(
     except BaseException:
         rig.close()
         raise
+    if handed_in:
+        rig.closers.insert(0, display.close)  # the rig owns it now and closes it last
     return rig
+
+
+def gpio_pins(config: Config) -> tuple[int, ...]:
+    """The BCM pins gpiozero must drive for ``config``: every slap button and every wired
+    handheld's four keys, in seat order.  Empty for a computer-only config: then no pin
+    factory is opened (there may be no GPIO chip at all)."""
+    pins: list[int] = []
+    for seat in config.seats:
+        if seat.slap_pin is not None:
+            pins.append(seat.slap_pin)
+        if isinstance(seat.handheld, WiredHandheld):
+            pins.extend(seat.handheld.keys.pins().values())
+    return tuple(pins)
+
+
+def computers_only(config: Config) -> bool:
+    """True when no seat of ``config`` has a handheld (every ``kind = "none"``): nobody can
+    use a lobby, so the console deals a computer game at once (a demo box, the VM test)."""
+    return all(isinstance(seat.handheld, NoHandheld) for seat in config.seats)
 
 
 def lobby_choices(config: Config, state_dir: Path) -> tuple[LobbyChoices, str | None]:
@@ -232,12 +277,22 @@ def hardware_console(
     state_dir: Path | None = None,
 ) -> Console:
     """The console on ``rig``: the journal and lobby choices in ``state_dir`` (default the
-    config's, which is absolute), resuming an unfinished game after a power cut."""
+    config's, which is absolute), resuming an unfinished game after a power cut.
+
+    A computer-only config (:func:`computers_only`) skips the lobby: the game and options
+    the lobby would offer (``lobby.json``, else the config's ``[rules]`` on the default
+    game) start at once, with every one of the config's seats a computer player."""
     state = state_dir or config.paths.state_dir
     choices, warning = lobby_choices(config, state)
+    skip_lobby = computers_only(config)
+    if skip_lobby:
+        seats = len(config.seats)
+        choices = replace(choices, kinds=("computer",) * seats,
+                          first=min(choices.first, seats - 1))
     return Console(clock=clock, queue=queue, presenter=_presenter(rig), seats=rig.seats,
                    choices=choices, game_seed=game_seed, timing=timing or Timing(),
-                   state_dir=state, tickers=rig.tickers, notice=warning or "", resume=True)
+                   state_dir=state, tickers=rig.tickers, notice=warning or "", resume=True,
+                   skip_lobby=skip_lobby)
 
 
 def _presenter(rig: Rig) -> Any:
@@ -269,32 +324,260 @@ class SyncWriters:
         return min(times, default=None)
 
 
+CONFIG_POLL_NS = 2 * S
+"""While a bad config waits to be fixed, its file's size and modification time are looked
+at this often (on the loop's timer: the process sleeps in between)."""
+
+RIG_RETRY_NS = 5 * S
+"""While a driver cannot be opened, the rig is tried again this often: a TV or a USB hub
+that comes up late at boot is found without a restart."""
+
+FIX_HINT = "Fix the file: the console starts by itself once it is right"
+RETRY_HINT = "Trying again every 5 seconds"
+
+
 def run_hardware(args: argparse.Namespace) -> int:
     """``python -m device`` on a Pi: the console from the config until SIGTERM; exit 0.
-    Under systemd (``device.notify``) it sends ``READY=1`` after the first frame,
-    ``WATCHDOG=1`` from the loop and ``STOPPING=1`` when the loop ends.
-    A bad config is one line per problem and exit 2; a driver that cannot be opened is one
-    line on the TV and in the log, and the device waits for SIGTERM (exit 1)."""
+
+    Under systemd (``device.notify``, ``systemd/partytable.service``) it sends ``READY=1``
+    (with ``STATUS=playing``) after the first frame, ``WATCHDOG=1`` from the loop and
+    ``STOPPING=1`` when the process ends.  A bad config or a driver that cannot be opened is
+    shown on the TV while the service waits (:func:`serve`): exit 2 (bad config) or 1 (a
+    driver) on SIGTERM, or 1 at once when the TV itself cannot open (systemd restarts it).
+    ``PARTYTABLE_DEBUG_HANG`` arms the watchdog test's hang (:func:`device.events
+    .hang_on_signal`)."""
     from device.cli import timing_of
+    from device.events import hang_on_signal
+    from device.notify import Notifier
 
-    def play(config: Config, rig: Rig, clock: Clock, queue: DeviceQueue) -> int:
-        from device.notify import Notifier
+    hang_on_signal()
+    notifier = Notifier()  # systemd's Type=notify (systemd/partytable.service)
+    clock = MonotonicClock()
+    queue = DeviceQueue()
+    quit_on_signals(queue.post)
+    timing = timing_of(args)
 
-        notifier = Notifier()  # systemd's Type=notify (systemd/partytable.service)
-        console = hardware_console(config, rig, clock=clock, queue=queue,
-                                   timing=timing_of(args), game_seed=args.seed)
+    def play(config: Config, rig: Rig) -> int:
+        console = hardware_console(config, rig, clock=clock, queue=queue, timing=timing,
+                                   game_seed=args.seed)
         console.loop.tickers.append(notifier.watchdog_ticker)
-        try:
-            console.start()
-            console.render(clock.now_ns())
-            notifier.ready()  # the first frame is on the TV
-            console.run()
-        finally:
-            notifier.stopping()
-            notifier.close()
+        console.start()
+        console.render(clock.now_ns())
+        notifier.ready("playing")  # the first frame is on the TV
+        console.run()
         return 0
 
-    return _on_hardware(args, play, show_fault=True)
+    try:
+        return serve(find_config(args.config), clock=clock, queue=queue, notifier=notifier,
+                     play=play)
+    finally:
+        notifier.stopping()
+        notifier.close()
+
+
+def serve(
+    path: Path | None,
+    *,
+    clock: Clock,
+    queue: EventQueue,
+    notifier: Any,
+    play: Callable[[Config, Rig], int],
+    opener: Callable[[Config, TableDisplay | None], Rig] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """The service around the console: load the config at ``path`` (``None``: the bundled
+    one), open the rig, ``play(config, rig)`` (its status is returned) and close the rig.
+
+    ``notifier``: a :class:`device.notify.Notifier`; ``opener(config, display)``: opens the
+    rig (default :func:`open_rig` on ``queue`` and ``clock``; ``display`` is the fault
+    screen's TV to reuse, or ``None``); ``environ``: where ``SDL_VIDEODRIVER`` is read
+    (default ``os.environ``).  Times are ``clock``'s CLOCK_MONOTONIC ns.
+
+    - A config that fails ``check-config``: every problem is printed (``source: problem``),
+      the first is shown on the TV (:func:`config_fault`; the driver the broken file names,
+      else :func:`fault_display_mode`), ``READY=1`` goes with ``STATUS=<that line>`` (so
+      ``TimeoutStartSec=`` does not restart it in a loop) and ``WATCHDOG=1`` keeps going
+      while the file is looked at every :data:`CONFIG_POLL_NS`; once it changes and passes,
+      the console starts; :class:`~device.events.Quit` (SIGTERM) meanwhile returns 2.
+    - A driver that cannot be opened: ``error: <line>`` is printed and shown on the TV the
+      same way, the rig is tried again every :data:`RIG_RETRY_NS`; Quit returns 1; a TV
+      that cannot open either returns 1 at once (systemd restarts the service after its
+      ``RestartSec=``, right for a TV that is not plugged in yet).
+    """
+    env = os.environ if environ is None else environ
+
+    def default_opener(config: Config, display: TableDisplay | None) -> Rig:
+        return open_rig(config, post=queue.post, clock=clock, display=display)
+
+    open_with = opener or default_opener
+    waited = wait_for_config(path, clock=clock, queue=queue, notifier=notifier, environ=env)
+    if waited is None:
+        return 2
+    config, display = waited
+    rig = open_or_wait(config, display, open_with, clock=clock, queue=queue,
+                       notifier=notifier)
+    if rig is None:
+        return 1
+    try:
+        return play(config, rig)
+    finally:
+        rig.close()
+
+
+def wait_for_config(
+    path: Path | None,
+    *,
+    clock: Clock,
+    queue: EventQueue,
+    notifier: Any,
+    environ: Mapping[str, str],
+) -> tuple[Config, TableDisplay | None] | None:
+    """The config at ``path``, and the fault screen's TV if one was opened for it and its
+    mode suits the config (else ``None``); ``None`` when Quit came while the config was bad
+    (see :func:`serve`)."""
+    try:
+        return load_config(path), None
+    except ConfigError as err:
+        _print_problems(err)
+        fault = config_fault(err, path)
+    mode = fault_display_mode(path, environ)
+    display = _open_fault_display(mode, clock)
+    screen = _fault_screen(display)
+    loaded: list[Config] = []
+    last = _file_state(path)
+
+    def retry() -> Fault | bool | None:
+        nonlocal last
+        state = _file_state(path)
+        if state == last:
+            return None
+        last = state
+        try:
+            loaded.append(load_config(path))
+        except ConfigError as err:
+            _print_problems(err)
+            return config_fault(err, path)
+        log.warning("%s: the config passes now: starting the console", loaded[0].source)
+        return True
+
+    fixed = wait_with_fault(fault, screen, clock=clock, queue=queue, notifier=notifier,
+                            every_ns=CONFIG_POLL_NS, retry=retry)
+    if not fixed:
+        if display is not None:
+            display.close()
+        return None
+    config = loaded[0]
+    if display is not None and resolve_mode(config.display.driver) != display.mode:
+        display.close()
+        display = None
+    return config, display
+
+
+def open_or_wait(
+    config: Config,
+    display: TableDisplay | None,
+    opener: Callable[[Config, TableDisplay | None], Rig],
+    *,
+    clock: Clock,
+    queue: EventQueue,
+    notifier: Any,
+) -> Rig | None:
+    """``opener(config, display)``; when it raises ``DriverError``/``ConfigError``, the
+    line is printed and shown on the TV (``display``, else the config's) and the rig is
+    tried again every :data:`RIG_RETRY_NS` until it opens (returned) or Quit comes
+    (``None``); ``None`` at once when the TV cannot open either."""
+    try:
+        return opener(config, display)
+    except (DriverError, ConfigError) as err:
+        line = _first_line(err)
+    print(f"error: {line}", flush=True)  # the log goes to the same terminal: one line
+    if display is None:
+        try:
+            display = TableDisplay(config.display.driver, None, clock=clock)
+        except DriverError as err:
+            if str(err) != line:
+                print(f"error: the TV cannot show it either: {err}", flush=True)
+            return None
+    opened: list[Rig] = []
+    shown = line
+
+    def retry() -> Fault | bool | None:
+        nonlocal shown
+        try:
+            opened.append(opener(config, display))
+        except (DriverError, ConfigError) as err:
+            again = _first_line(err)
+            if again == shown:
+                return None
+            shown = again
+            print(f"error: {again}", flush=True)
+            return driver_fault(again)
+        log.warning("the drivers opened: starting the console")
+        return True
+
+    screen = _fault_screen(display)
+    try:
+        if wait_with_fault(driver_fault(line), screen, clock=clock, queue=queue,
+                           notifier=notifier, every_ns=RIG_RETRY_NS, retry=retry):
+            return opened[0]
+    except BaseException:
+        display.close()
+        raise
+    display.close()
+    return None
+
+
+def wait_with_fault(
+    fault: Fault,
+    screen: FaultScreen | None,
+    *,
+    clock: Clock,
+    queue: EventQueue,
+    notifier: Any,
+    every_ns: int,
+    retry: Callable[[], Fault | bool | None],
+) -> bool:
+    """Show ``fault`` (on ``screen`` if there is one; ``READY=1`` with ``STATUS=<its
+    line>``) and wait on the device loop: ``WATCHDOG=1`` as systemd asks, ``retry()`` every
+    ``every_ns`` ns (int, CLOCK_MONOTONIC); it returns True (done: return True), a new
+    :class:`Fault` (shown, and sent as ``STATUS=``) or ``None`` (no change).  Returns False
+    when :class:`~device.events.Quit` arrives (SIGTERM).  An exception from ``retry`` is
+    logged with its traceback and the wait goes on."""
+    from device.loop import Loop
+
+    if screen is not None:
+        screen.show(fault)
+    notifier.ready(fault.line)
+    done: list[bool] = []
+    next_ns = clock.now_ns() + every_ns
+
+    def handle(event: object) -> None:
+        if isinstance(event, Quit):
+            loop.stop()
+
+    def poll(now_ns: int) -> int:
+        nonlocal next_ns
+        if now_ns < next_ns:
+            return next_ns
+        next_ns = now_ns + every_ns
+        try:
+            result = retry()
+        except Exception:
+            log.exception("retrying failed; waiting on")
+            return next_ns
+        if result is True:
+            done.append(True)
+            loop.stop()
+        elif isinstance(result, Fault):
+            if screen is not None:
+                screen.show(result)
+            notifier.status(result.line)
+        return next_ns
+
+    loop = Loop(clock=clock, queue=queue, handle=handle, frame=lambda now_ns: None,
+                tickers=[notifier.watchdog_ticker, poll])
+    loop.run()
+    return bool(done)
 
 
 def run_hardware_selftest(args: argparse.Namespace) -> int:
@@ -311,20 +594,20 @@ def run_hardware_selftest(args: argparse.Namespace) -> int:
         print("\n".join(test.report()))
         return 1 if test.faults else 0
 
-    return _on_hardware(args, check, show_fault=False)
+    return _on_hardware(args, check)
 
 
 def _on_hardware(
-    args: argparse.Namespace,
-    run: Callable[[Config, Rig, Clock, DeviceQueue], int],
-    *,
-    show_fault: bool,
+    args: argparse.Namespace, run: Callable[[Config, Rig, Clock, DeviceQueue], int]
 ) -> int:
-    """Load the config (exit 2 on problems), open the rig on a real clock and queue with
-    SIGINT/SIGTERM posting ``Quit``, ``run`` it and close it.  A driver that cannot open
-    is one line: on the TV until SIGTERM (``show_fault``), else printed as a fault (1)."""
-    config = _config_or_none(args)
-    if config is None:
+    """For the self-test at a terminal: load the config (one line per problem, exit 2),
+    open the rig on a real clock and queue with SIGINT/SIGTERM posting ``Quit`` (a driver
+    that cannot open is one ``FAULT:`` line, exit 1), ``run`` it and close it."""
+    path = find_config(getattr(args, "config", None))
+    try:
+        config = load_config(path)
+    except ConfigError as err:
+        _print_problems(err)
         return 2
     clock = MonotonicClock()
     queue = DeviceQueue()
@@ -332,8 +615,6 @@ def _on_hardware(
     try:
         rig = open_rig(config, post=queue.post, clock=clock)
     except (DriverError, ConfigError) as err:
-        if show_fault:
-            return _show_fault(config, str(err), clock, queue)
         print(f"FAULT: {err}")
         return 1
     try:
@@ -342,36 +623,77 @@ def _on_hardware(
         rig.close()
 
 
-def _config_or_none(args: argparse.Namespace) -> Config | None:
-    path = find_config(getattr(args, "config", None))
+def config_fault(err: ConfigError, path: Path | None) -> Fault:
+    """The TV's picture of a config that fails ``check-config``: its first problem, the
+    file, and how many more there are with the command that lists them all."""
+    more = len(err.problems) - 1
+    command = "python -m device check-config"
+    if path is not None and path != ETC_CONFIG:
+        command += f" {path}"
+    note = f"{more} more problem{'' if more == 1 else 's'}: {command}" if more > 0 else ""
+    return Fault("The config file has a problem", err.problems[0] if err.problems else "",
+                 source=err.source, more=note, hint=FIX_HINT)
+
+
+def driver_fault(line: str) -> Fault:
+    """The TV's picture of a driver that cannot be opened (``line``: its one line)."""
+    return Fault("The console cannot start", line, hint=RETRY_HINT)
+
+
+def fault_display_mode(path: Path | None, environ: Mapping[str, str]) -> str:
+    """The TV's mode for a config that fails: ``[display] driver`` of the file at ``path``
+    when that key reads (the TOML parses and it is a known driver), else ``"auto"`` when
+    ``SDL_VIDEODRIVER`` is set (it picks the driver), else the bundled config's driver."""
+    import tomllib
+
+    from device.config import DRIVERS, MAX_CONFIG_BYTES, bundled_text
+
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                raw = tomllib.loads(f.read(MAX_CONFIG_BYTES).decode("utf-8"))
+            display = raw.get("display")
+            driver = display.get("driver") if isinstance(display, dict) else None
+            if isinstance(driver, str) and driver in DRIVERS:
+                return driver
+        except (OSError, ValueError):  # unreadable, not UTF-8, not TOML
+            pass
+    if environ.get("SDL_VIDEODRIVER", "").strip():
+        return "auto"
+    bundled = tomllib.loads(bundled_text())
+    return str(bundled.get("display", {}).get("driver", "kmsdrm"))
+
+
+def _open_fault_display(mode: str, clock: Clock) -> TableDisplay | None:
+    """The TV for a config fault, or ``None`` with one line when it cannot open (the
+    service waits anyway: the line is in the journal and ``systemctl status``)."""
     try:
-        return load_config(path)
-    except ConfigError as err:
-        for problem in err.problems:
-            print(f"{err.source}: {problem}")
+        return TableDisplay(mode, None, clock=clock)
+    except DriverError as err:
+        print(f"error: the TV cannot show it: {err}", flush=True)
         return None
 
 
-def _show_fault(config: Config, line: str, clock: Clock, queue: DeviceQueue) -> int:
-    """One line on the TV (if the TV opens) and in the log; wait for SIGTERM; exit 1."""
-    print(f"error: {line}", flush=True)  # the log goes to the same terminal: one line
-    try:
-        display = TableDisplay(config.display.driver, None, clock=clock)
-    except DriverError as err:
-        if str(err) != line:
-            print(f"error: the TV cannot show it either: {err}", flush=True)
-        return 1
-    try:
-        from device.games import PLUGINS
-        from device.phase import Phase
-        from device.present import TablePresenter
-        from device.render.model import TableModel
+def _fault_screen(display: TableDisplay | None) -> FaultScreen | None:
+    return None if display is None else FaultScreen(display)
 
-        model = TableModel(game=next(iter(PLUGINS.values())), phase=Phase.LOBBY, view=None,
-                           seats=(), last_event="The console cannot start", banner=line)
-        TablePresenter(display).present(model, [], clock.now_ns(), True)
-        while not any(isinstance(e, Quit) for e in queue.wait(None)):
-            pass
-    finally:
-        display.close()
-    return 1
+
+def _file_state(path: Path | None) -> tuple[int, int, int] | None:
+    """``(mtime ns, size, inode)`` of the file at ``path``; ``None`` when there is none."""
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def _first_line(err: Exception) -> str:
+    lines = str(err).splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
+def _print_problems(err: ConfigError) -> None:
+    for problem in err.problems:
+        print(f"{err.source}: {problem}", flush=True)

@@ -60,10 +60,12 @@ class Notifier:
         """True when ``NOTIFY_SOCKET`` named a usable address."""
         return self.address is not None
 
-    def ready(self) -> None:
+    def ready(self, status: str | None = None) -> None:
         """``READY=1``: start-up is over (call it after the first frame is on the TV); the
-        unit's start job completes and ``TimeoutStartSec=`` stops counting."""
-        self._send("READY=1")
+        unit's start job completes and ``TimeoutStartSec=`` stops counting.  With
+        ``status``, the same datagram carries ``STATUS=status`` (newlines become spaces), so
+        ``systemctl status`` never shows a line from before (e.g. a config since fixed)."""
+        self._send("READY=1" if status is None else f"READY=1\nSTATUS={_one_line(status)}")
 
     def stopping(self) -> None:
         """``STOPPING=1``: the service is shutting down (SIGTERM ended the loop)."""
@@ -72,7 +74,7 @@ class Notifier:
     def status(self, text: str) -> None:
         """``STATUS=text``: one line for ``systemctl status``; newlines in ``text`` become
         spaces (a newline would start another ``KEY=VALUE`` of the datagram)."""
-        self._send("STATUS=" + " ".join(text.splitlines()))
+        self._send("STATUS=" + _one_line(text))
 
     def watchdog_ticker(self, now_ns: int) -> int | None:
         """A loop ticker (``device.loop.Ticker``): ``now_ns`` is CLOCK_MONOTONIC ns.
@@ -116,6 +118,11 @@ class Notifier:
             return
         self._failing = False
         self.sent += 1
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks made spaces: one ``KEY=VALUE`` line of a datagram."""
+    return " ".join(text.splitlines())
 
 
 def _address(value: str) -> str | None:

@@ -97,7 +97,7 @@ def tap(parts: dict[str, Any], pin: int) -> None:
 def test_hardware_mode_plays_a_game_from_gpio_edges(rig_parts: dict[str, Any]) -> None:
     """Lobby by keys (seat 2 becomes a computer, START), the wake-up race by seat 1's slap
     button, seat 1's moves by its four keys and every RIIING! slapped by its button, until
-    the game ends; the OLEDs got frames over their buses, the journal holds the game."""
+    the game ends; the OLEDs got frames over their buses, the game database holds the game."""
     clock: FakeClock = rig_parts["clock"]
     console = hardware_console(rig_parts["config"], rig_parts["rig"], clock=clock,
                                queue=rig_parts["queue"])
@@ -139,7 +139,7 @@ def test_hardware_mode_plays_a_game_from_gpio_edges(rig_parts: dict[str, Any]) -
     for seat, bus in rig_parts["buses"].items():
         assert bus.commands, f"seat {seat + 1} OLED got its init sequence"
         assert sum(len(f) for f in bus.frames) >= 1024, f"seat {seat + 1} OLED got frames"
-    assert (rig_parts["state"] / "journal.log").exists()
+    assert (rig_parts["state"] / "partytable.db").exists()  # the game database (issue 9)
 
 
 def test_the_tv_window_starts_at_the_flip_plus_the_configured_lag(

@@ -62,6 +62,18 @@ def test_ready_stopping_and_status_arrive_as_datagrams(
     notifier.close()
 
 
+def test_ready_with_a_status_is_one_datagram_of_two_lines(
+    listener: tuple[socket.socket, str]
+) -> None:
+    """READY=1 and STATUS= travel together (systemd reads every KEY=VALUE line of one
+    datagram), a newline in the status becoming a space."""
+    sock, path = listener
+    notifier = Notifier({"NOTIFY_SOCKET": path})
+    notifier.ready("config.toml: seat[0].slap_pin:\nbad")
+    assert received(sock) == [b"READY=1\nSTATUS=config.toml: seat[0].slap_pin: bad"]
+    notifier.close()
+
+
 def test_the_environment_is_read_by_default(
     listener: tuple[socket.socket, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -262,9 +274,9 @@ def test_python_m_device_tells_systemd_ready_after_its_first_frame_and_stopping_
     monkeypatch.setattr(TablePresenter, "present", presented)
     ready = Notifier.ready
 
-    def noted_ready(self: Notifier) -> None:
+    def noted_ready(self: Notifier, status: str | None = None) -> None:
         order.append(b"READY=1")
-        ready(self)
+        ready(self, status)
 
     monkeypatch.setattr(Notifier, "ready", noted_ready)
     old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -279,7 +291,7 @@ def test_python_m_device_tells_systemd_ready_after_its_first_frame_and_stopping_
         factory.close()
     assert status == 0
     got = received(sock)
-    assert got[0] == b"READY=1", got
+    assert got[0] == b"READY=1\nSTATUS=playing", got
     assert got[-1] == b"STOPPING=1", got
     assert b"WATCHDOG=1" in got[1:-1], got
     assert set(got[1:-1]) == {b"WATCHDOG=1"}, got
