@@ -19,6 +19,7 @@ MODULES = (
     "bench.bench_fairness",
     "bench.bench_serial",
     "bench.bench_idle",
+    "bench.bench_startup",
 )
 
 

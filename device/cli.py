@@ -2,28 +2,37 @@
 (state directory, lobby choices from flags, timing from flags, ``summary.json``).
 
 It imports no mode: ``device.main`` dispatches to ``device.sim`` and ``device.headless``,
-which import this module, so nothing imports in a circle.
+which import this module, so nothing imports in a circle.  It imports nothing heavy either
+(only the standard library at import time; the game flow, the lobby and the games inside
+the helpers that need them): ``python -m device --help`` builds the parser without pygame,
+the engine or the device (issue 9, scope 6: ``--help`` in under 60 ms).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from device.flow import Timing
-from device.games import PLUGINS
-from device.lobby import LobbyChoices, load_choices
-from device.slap_race import RaceTiming
+if TYPE_CHECKING:
+    from device.flow import Timing
+    from device.lobby import LobbyChoices
 
 SIM_SLAP_PINS = (5, 6, 13, 19, 26, 21)
 """Mock GPIO pins the simulator's slap keys drive, seat 0 first (BCM numbers)."""
 
 REACTION_FLOOR_SHARE = 0.64
 """Computer players' fastest slap as a share of their mean (500 ms mean: 320 ms floor)."""
+
+GAMES = ("riiing", "right-on-time")
+"""The engine names of the games ``--game`` offers, in the lobby's order: the keys of
+``device.games.PLUGINS``, written out so the parser needs no game imported (a test checks
+they agree)."""
+
+BOT_SLAP_MS = 500.0
+"""``--bot-slap-ms``'s default: ``device.slap_race.RaceTiming().mean_ms`` (a test checks
+they agree)."""
 
 
 def has_display() -> bool:
@@ -55,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--sim", action="store_true",
                       help="simulator window (headless if no display)")
     mode.add_argument("--headless", action="store_true", help="computer game, PNG frames + summary")
-    p.add_argument("--game", choices=[*PLUGINS, "both"], default=None,
+    p.add_argument("--game", choices=[*GAMES, "both"], default=None,
                    help="game to play (headless default: both, one after the other)")
     p.add_argument("--seats", type=int, default=None, help="number of seats, 2-6")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game")
@@ -64,9 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="journal and lobby choices (default $XDG_STATE_HOME/partytable)")
     p.add_argument("--humans", type=int, default=None,
                    help="simulator: how many seats are people (the rest are computers)")
-    p.add_argument("--bot-slap-ms", type=float, default=RaceTiming().mean_ms,
+    p.add_argument("--bot-slap-ms", type=float, default=BOT_SLAP_MS,
                    help="computer players' mean slap reaction time in ms (default "
-                        f"{RaceTiming().mean_ms:.0f}; never faster than "
+                        f"{BOT_SLAP_MS:.0f}; never faster than "
                         f"{REACTION_FLOOR_SHARE:.0%} of it)".replace("%", "%%"))
     p.add_argument("--bot-move-ms", type=int, default=1000,
                    help="how long a computer player waits before a move, ms (default 1000)")
@@ -99,6 +108,11 @@ def sim_choices(
 ) -> tuple[LobbyChoices, str | None]:
     """The lobby's starting choices: the remembered ones, overridden by the flags; plus
     the one-line warning of a damaged ``lobby.json`` (or ``None``)."""
+    from dataclasses import replace
+
+    from device.games import PLUGINS
+    from device.lobby import load_choices
+
     choices, warning = load_choices(state_dir / "lobby.json" if state_dir else None)
     updates: dict[str, Any] = {}
     if args.game in PLUGINS:
@@ -117,6 +131,9 @@ def sim_choices(
 
 def timing_of(args: argparse.Namespace) -> Timing:
     """The flow's timing from the command line (computer players' speed)."""
+    from device.flow import Timing
+    from device.slap_race import RaceTiming
+
     mean = float(args.bot_slap_ms)
     race = RaceTiming(mean_ms=mean, sd_ms=mean / 5, floor_ms=mean * REACTION_FLOOR_SHARE)
     return Timing(bot_move_ns=args.bot_move_ms * 1_000_000, race=race)
@@ -124,5 +141,7 @@ def timing_of(args: argparse.Namespace) -> Timing:
 
 def dump_summary(path: Path, data: dict[str, Any]) -> None:
     """Write ``summary.json`` (indented, UTF-8)."""
+    import json
+
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -60,7 +60,6 @@ from drivers.clock import Clock, MonotonicClock
 from drivers.errors import DriverError
 from drivers.hand_display import HandDisplays, open_hand_display
 from drivers.keys import HandKeys
-from drivers.serial_handheld import SerialHandhelds
 from drivers.slap import SlapButtons
 from drivers.table_display import TableDisplay, resolve_mode
 
@@ -203,6 +202,10 @@ def open_rig(
         serial = {c.index: c.handheld.id for c in config.seats
                   if isinstance(c.handheld, SerialHandheld)}
         if serial:
+            # imported here: its codec and pyserial cost ~20 ms of start-up, needed only
+            # for a build with serial handhelds
+            from drivers.serial_handheld import SerialHandhelds
+
             link = SerialHandhelds(
                 serial, post=post,
                 on_gone=lambda seat, reason: post(HandheldGone(seat, reason, clock.now_ns())),

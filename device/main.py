@@ -17,22 +17,26 @@ Modes (architecture "Modes of the same program"):
   or in the simulator window.
 
 Bad arguments exit 2 with one line.  The command line itself is ``device.cli``.
+
+Start-up is kept short (issue 9, scope 6): this module and ``device.cli`` import only the
+standard library, and each mode imports what it needs when it runs, so ``--help`` and a
+bad flag never load pygame, the engine or the drivers (``bench/bench_startup.py``).
 """
 
 from __future__ import annotations
 
-import argparse
-import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-# before anything imports pygame (device.cli does): no support banner on the console
+# before any mode imports pygame: no support banner on the console
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 from device.cli import UsageError, build_parser, check_args, has_display
 
-log = logging.getLogger("partytable")
+if TYPE_CHECKING:
+    import argparse
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -53,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    import logging
+
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(message)s")
     try:
