@@ -40,6 +40,7 @@ semantics.
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import logging
 import os
@@ -688,13 +689,19 @@ def write_atomic(path: StrPath, text: str) -> None:
     """Replace the file at ``path`` with ``text`` (UTF-8) so that after a power cut it holds
     either the old content or the new, never a mix: write a temporary file in the same
     directory, fsync it, ``os.replace`` it over ``path``, fsync the directory.  The
-    temporary file is removed if anything fails.  Raises ``OSError``."""
+    temporary file is removed if anything fails, and one a power cut left is removed at the
+    next call.  Raises ``OSError``."""
     _replace_bytes(Path(path), text.encode("utf-8"))
 
 
 def _replace_bytes(path: Path, data: bytes) -> None:
-    """Atomically replace ``path`` with ``data`` (see :func:`write_atomic`)."""
+    """Atomically replace ``path`` with ``data`` (see :func:`write_atomic`); temporary
+    files a power cut left behind by earlier calls are removed first, so they never pile
+    up (there is one writer: the console)."""
     directory = path.parent
+    for stale in directory.glob(f".{glob.escape(path.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:

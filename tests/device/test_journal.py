@@ -327,3 +327,14 @@ def test_write_atomic_failure_leaves_the_old_content(
     monkeypatch.undo()
     assert path.read_text() == "old choices"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lobby.json"]
+
+
+def test_write_atomic_removes_what_a_power_cut_left(tmp_path: Path) -> None:
+    """A temporary file left by a cut between its creation and the rename (seen after the
+    power-cut test: one per cut, piling up) is removed by the next write; other files stay."""
+    path = tmp_path / "lobby.json"
+    (tmp_path / ".lobby.json.ab12cd34.tmp").write_text("half")
+    (tmp_path / ".other.json.ab12cd34.tmp").write_text("not ours")
+    write_atomic(path, "choices")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.json.ab12cd34.tmp",
+                                                          "lobby.json"]
