@@ -30,7 +30,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from device.config import (
     ETC_CONFIG,
@@ -62,6 +62,9 @@ from drivers.hand_display import HandDisplays, open_hand_display
 from drivers.keys import HandKeys
 from drivers.slap import SlapButtons
 from drivers.table_display import TableDisplay, resolve_mode
+
+if TYPE_CHECKING:
+    from device.notify import Notifier
 
 log = logging.getLogger("partytable")
 
@@ -383,7 +386,7 @@ def serve(
     *,
     clock: Clock,
     queue: EventQueue,
-    notifier: Any,
+    notifier: Notifier,
     play: Callable[[Config, Rig], int],
     opener: Callable[[Config, TableDisplay | None], Rig] | None = None,
     environ: Mapping[str, str] | None = None,
@@ -391,7 +394,7 @@ def serve(
     """The service around the console: load the config at ``path`` (``None``: the bundled
     one), open the rig, ``play(config, rig)`` (its status is returned) and close the rig.
 
-    ``notifier``: a :class:`device.notify.Notifier`; ``opener(config, display)``: opens the
+    ``notifier``: where READY/STATUS/WATCHDOG go; ``opener(config, display)``: opens the
     rig (default :func:`open_rig` on ``queue`` and ``clock``; ``display`` is the fault
     screen's TV to reuse, or ``None``); ``environ``: where ``SDL_VIDEODRIVER`` is read
     (default ``os.environ``).  Times are ``clock``'s CLOCK_MONOTONIC ns.
@@ -432,7 +435,7 @@ def wait_for_config(
     *,
     clock: Clock,
     queue: EventQueue,
-    notifier: Any,
+    notifier: Notifier,
     environ: Mapping[str, str],
 ) -> tuple[Config, TableDisplay | None] | None:
     """The config at ``path``, and the fault screen's TV if one was opened for it and its
@@ -483,7 +486,7 @@ def open_or_wait(
     *,
     clock: Clock,
     queue: EventQueue,
-    notifier: Any,
+    notifier: Notifier,
 ) -> Rig | None:
     """``opener(config, display)``; when it raises ``DriverError``/``ConfigError``, the
     line is printed and shown on the TV (``display``, else the config's) and the rig is
@@ -536,7 +539,7 @@ def wait_with_fault(
     *,
     clock: Clock,
     queue: EventQueue,
-    notifier: Any,
+    notifier: Notifier,
     every_ns: int,
     retry: Callable[[], Fault | bool | None],
 ) -> bool:

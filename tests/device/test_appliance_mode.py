@@ -242,7 +242,9 @@ def test_a_bad_config_is_shown_on_the_tv_and_the_service_waits_until_it_is_fixed
     problem's line> (systemd's start timeout must not kill and restart it in a loop);
     WATCHDOG=1 keeps coming from the waiting loop, which sleeps to each deadline (no busy
     wait); the TV shows the fault.  The file is fixed at 21 s: at the next 2 s poll the
-    console starts and plays."""
+    console starts and plays, on the same TV."""
+    import pygame
+
     monkeypatch.setattr("drivers.pin_factory.open_pin_factory", no_pin_factory)
     sock, address = listener
     path = tmp_path / "config.toml"
@@ -252,7 +254,8 @@ def test_a_bad_config_is_shown_on_the_tv_and_the_service_waits_until_it_is_fixed
     fixed_at = 121 * S
     got: list[bytes] = []
     fake = ScriptedQueue(clock, {
-        110 * S: lambda: seen.update(colour=tv_top_colour(), early=list(got)),
+        110 * S: lambda: seen.update(colour=tv_top_colour(), early=list(got),
+                                     tv=pygame.display.get_surface()),
         fixed_at: lambda: rewrite(path, COMPUTERS.format(state=tmp_path / "state")),
     }, tap=lambda: got.extend(received(sock)))
     notifier = Notifier({"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "1000000"})
@@ -260,6 +263,7 @@ def test_a_bad_config_is_shown_on_the_tv_and_the_service_waits_until_it_is_fixed
 
     def play(config: Any, rig: Rig) -> int:
         played.append(clock.now_ns())
+        seen["same_tv"] = rig.display.surface is seen["tv"]
         console = hardware_console(config, rig, clock=clock, queue=fake)
         console.start()
         seen["phase"] = console.phase
@@ -281,6 +285,7 @@ def test_a_bad_config_is_shown_on_the_tv_and_the_service_waits_until_it_is_fixed
     assert seen["colour"] == (230, 159, 0)  # the fault's orange band is on the TV
     assert played and fixed_at < played[0] <= fixed_at + CONFIG_POLL_NS
     assert seen["phase"] is Phase.PLAY
+    assert seen["same_tv"], "the console plays on the fault screen's TV (no new mode set)"
     waits = [t for t in fake.timeouts if t is not None]
     assert min(waits[1:]) > 0, "the waiting loop never spins"
     assert len(fake.timeouts) < 100, "it wakes for the watchdog and the polls only"
