@@ -33,6 +33,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any, ClassVar, Generic, TypeVar
 
 Seat = int
@@ -124,8 +125,46 @@ def shuffle(cards: Sequence[Card], seed: int) -> tuple[list[Card], int]:
     if not out:
         return out, seed
     rng = random.Random(seed)
-    rng.shuffle(out)
+    if _lean_shuffle_matches():
+        bits = rng.getrandbits
+        for i, k in _swaps(len(out)):
+            j = bits(k)
+            while j > i:
+                j = bits(k)
+            out[i], out[j] = out[j], out[i]
+    else:
+        rng.shuffle(out)
     return out, rng.getrandbits(32)
+
+
+@lru_cache(maxsize=64)
+def _swaps(size: int) -> tuple[tuple[int, int], ...]:
+    """The Fisher-Yates steps of a list of ``size``: ``(i, bits)`` for ``i = size-1 .. 1``,
+    ``bits`` the bit length of ``i + 1`` (what ``Random._randbelow(i + 1)`` draws)."""
+    return tuple((i, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+
+
+@cache
+def _lean_shuffle_matches() -> bool:
+    """True when this Python's ``random.Random.shuffle`` is the Fisher-Yates loop over
+    ``_randbelow_with_getrandbits`` (``k = n.bit_length()``, rejection) that
+    :func:`shuffle` inlines (CPython 3.11's ``Lib/random.py``); checked once (cached) on
+    probe lists, so a Python whose shuffle differs keeps calling ``rng.shuffle``."""
+    for seed, size in ((0, 50), (7, 96), (123456789, 13), (2**32 - 1, 2)):
+        want = list(range(size))
+        random.Random(seed).shuffle(want)
+        got = list(range(size))
+        bits = random.Random(seed).getrandbits
+        for i in range(size - 1, 0, -1):
+            k = (i + 1).bit_length()
+            j = bits(k)
+            while j > i:
+                j = bits(k)
+            got[i], got[j] = got[j], got[i]
+        if got != want:
+            return False
+    return True
+
 
 
 MAX_NUMBER_DIGITS = 100

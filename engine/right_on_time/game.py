@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
 from typing import Any, ClassVar
 
 from engine.core import (
@@ -44,10 +45,10 @@ from engine.core import (
     shuffle,
 )
 from engine.right_on_time import actions as _actions
-from engine.right_on_time.actions import DRAW_MOVE, Draw, RotAction, to_action, to_move_tuple
+from engine.right_on_time.actions import Draw, RotAction, to_action, to_move_tuple
 from engine.right_on_time.bots import HeuristicBot, RandomBot
 from engine.right_on_time.cards import VALUE, load_deck, parse_deck
-from engine.right_on_time.options import OPTION_SPECS, resolve_options
+from engine.right_on_time.options import OPTION_SPECS, RotOptions, resolve_options
 from engine.right_on_time.position import (
     GAME_NAME,
     RotPosition,
@@ -56,32 +57,25 @@ from engine.right_on_time.position import (
 from engine.right_on_time.position import parse_position as _parse_position
 from engine.right_on_time.position import position_json as _position_json
 from engine.right_on_time.rules import (
+    STALL_CYCLES,
     Table,
     apply_move,
+    dead_draw,
     deal,
     explain,
+    forced_draw,
     gen_moves,
     hand_size,
     move_text,
-    random_move,
+    random_playout,
 )
 from engine.right_on_time.view import RightOnTimeView
 
-STALL_CYCLES = 2
-"""Playouts stop when every seat in the round had to ``draw`` with nothing to draw this many
-times round the table (no card can move any more: only possible with a tiny custom deck or
-dozens of bonus cards out of play)."""
 
-
-def _dead_draw(t: Table | RotPosition, forced: bool) -> bool:
-    """True after a forced ``draw`` (no lay and no bonus swap was possible)
-    when nothing can be drawn any more: the draw changed nothing."""
-    return forced and not t.draw and len(t.discard) <= 1
-
-
-def _forced_draw(t: Table | RotPosition, seat: Seat) -> bool:
-    """True when a ``draw`` by ``seat`` now is its only legal action (no bonus swap)."""
-    return not t.bonus[seat] or not t.hands[seat]
+@cache
+def _default_options() -> RotOptions:
+    """Every option at its default (cached: ``new`` without options is the common case)."""
+    return resolve_options(None)
 
 
 class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
@@ -120,7 +114,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             raise NotationError(f"first: seat {first!r} out of range 0..{seats - 1}", "RT-2.3")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise NotationError(f"seed: expected an integer, got {seed!r}")
-        opts = resolve_options(options)
+        opts = _default_options() if not options else resolve_options(options)
         deck = load_deck(opts.deck)
         if len(deck) < seats:
             raise NotationError(
@@ -250,7 +244,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             assert seat is not None  # parse_position: to_move is null only with a winner
             legal = self.legal(pos)
             action = bots[seat].choose(self._view(pos, seat, legal), legal)
-            forced = isinstance(action, Draw) and _forced_draw(pos, seat)
+            forced = isinstance(action, Draw) and forced_draw(pos, seat)
             pos, events = self.apply(pos, action)
             note = ""
             for event in events:
@@ -262,7 +256,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
                 elif event.kind == "match":
                     note += "; match won"
             yield LogLine(seat, str(action), note), pos, events
-            stuck = stuck + 1 if _dead_draw(pos, forced) else 0
+            stuck = stuck + 1 if dead_draw(pos, forced) else 0
             if stuck > STALL_CYCLES * pos.seats:
                 return
 
@@ -275,20 +269,5 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
         playout.  ``record`` (optional) receives each action's text, for tests that replay
         it through the public :meth:`apply`.  Stops early like :meth:`autoplay`."""
         table = Table(pos)
-        steps = 0
-        stuck = 0
-        limit = STALL_CYCLES * table.seats
-        uniform = rng.random
-        while table.winner is None:
-            move = random_move(table, uniform)
-            if record is not None:
-                record.append(move_text(move))
-            seat = table.to_move
-            assert seat is not None
-            forced = move is DRAW_MOVE and _forced_draw(table, seat)
-            apply_move(table, move, None)
-            steps += 1
-            stuck = stuck + 1 if _dead_draw(table, forced) else 0
-            if stuck > limit:
-                break
+        steps = random_playout(table, rng.random, record)
         return table.freeze(), steps

@@ -25,15 +25,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Protocol, cast
+from itertools import chain
+from typing import Any, Protocol
 
 from engine.core import Card, Event, Seat, shuffle
 from engine.right_on_time.actions import DRAW_MOVE, Move
-from engine.right_on_time.cards import EFFECT, HAND_CODES, VALUE, unjoker
+from engine.right_on_time.cards import EFFECT, HAND_CODES, PILE_CODES, VALUE, unjoker
 from engine.right_on_time.options import RotOptions
 from engine.right_on_time.position import RotPosition
 
 _NO_EFFECT: tuple[tuple[str, int], ...] = (("", -1),)
+
+_UNJOKER: dict[Card, Card] = {code: unjoker(code) for code in HAND_CODES | PILE_CODES}
+"""Every code as it goes back into a draw pile: ``J<n>`` becomes ``J`` (RT-1.4)."""
 
 
 class State(Protocol):
@@ -188,6 +192,16 @@ def _tables() -> tuple[
 
 
 _SINGLE, _PAIR, _PAIRS = _tables()
+_INFO: list[dict[Card, tuple[int, int, int]]] = [
+    {
+        code: (_KIND[code], _SINGLE[top][code][3] if code in _SINGLE[top] else 0,
+               len(_PAIR[top][code]))
+        for code in HAND_CODES
+    }
+    for top in range(8)
+]
+"""``_INFO[top][code]``: ``(fx kind, moves laying code alone, its pile choices in a pair)``
+(:func:`move_space`'s counts, from the same tables)."""
 _J7: Piles = (("J7",),)
 
 
@@ -207,6 +221,15 @@ def _effect_table(
             du += ((">", layer),)
     zi = tuple(("@", s) for s in range(seats) if seats == 2 or s not in out)
     return _NO_EFFECT, du or _NO_EFFECT, zi or _NO_EFFECT, (du + zi) or _NO_EFFECT
+
+
+@lru_cache(maxsize=1024)
+def _effect_counts(
+    seats: int, layer: Seat, out: tuple[Seat, ...], whole: bool, left: bool
+) -> tuple[tuple[Effects, ...], tuple[int, ...]]:
+    """:func:`_effect_table` and the number of choices of each of its entries."""
+    table = _effect_table(seats, layer, out, whole, left)
+    return table, tuple(len(e) for e in table)
 
 
 def effect_table(st: State, layer: Seat, whole: bool) -> tuple[Effects, ...]:
@@ -312,38 +335,255 @@ def gen_moves(st: State) -> list[Move]:
     return moves
 
 
+# --------------------------------------------------------------------------- fast path
+
+
+def _kind_bits() -> tuple[dict[Card, int], tuple[tuple[Card, ...], ...]]:
+    """A bit per hand code, grouped by effect kind (kind 0 codes in the low bits, then
+    Du bist!, then Ziehen!), and the codes of each kind in bit order."""
+    groups = tuple(
+        tuple(sorted(c for c in HAND_CODES if _KIND[c] == kind)) for kind in range(3)
+    )
+    bits: dict[Card, int] = {}
+    for codes in groups:
+        for code in codes:
+            bits[code] = 1 << len(bits)
+    return bits, groups
+
+
+_BIT, _GROUPS = _kind_bits()
+_S1 = len(_GROUPS[0])
+_S2 = _S1 + len(_GROUPS[1])
+_M0 = (1 << _S1) - 1
+_M1 = (1 << len(_GROUPS[1])) - 1
+
+_Slot = tuple[Card, Card]
+"""One card of a lay as ``(hand code, pile code)``: ``("J", "J4")``, ``("5", "5")``."""
+
+_Census = tuple[tuple[Move, ...], tuple[_Slot, ...], int, int, int]
+"""Per top value, kind and held subset: ``(single lays as moves without effect, the pile
+choices of those codes in a pair as slots, sum of squares of each
+code's pile choices, number of single lays, number of slots)``."""
+
+
+def _census_tables() -> list[tuple[list[_Census], ...]]:
+    """``table[top][kind][mask]`` (:data:`_Census`) for every subset ``mask`` of a kind's
+    codes (bits as :data:`_BIT`, shifted to 0), read off :data:`_SINGLE` (RT-3.1, RT-3.3,
+    RT-3.4) and :data:`_PAIR` (RT-3.2, RT-3.3): constant, built once."""
+    table: list[tuple[list[_Census], ...]] = []
+    for top in range(8):
+        one = _SINGLE[top]
+        two = _PAIR[top]
+        kinds: list[list[_Census]] = []
+        for codes in _GROUPS:
+            rows: list[_Census] = []
+            for mask in range(1 << len(codes)):
+                held = [c for i, c in enumerate(codes) if mask >> i & 1]
+                singles = tuple(
+                    ("p", one[c][0], p, "", -1) for c in held if c in one for p in one[c][1]
+                )
+                slots = tuple((c, p) for c in held for p in two[c])
+                squares = sum(len(two[c]) ** 2 for c in held)
+                rows.append((singles, slots, squares, len(singles), len(slots)))
+            kinds.append(rows)
+        table.append(tuple(kinds))
+    return table
+
+
+_CENSUS = _census_tables()
+
+_CLASS_KINDS: tuple[tuple[tuple[int, int], ...], ...] = (
+    ((0, 0),),
+    ((0, 1), (1, 0), (1, 1)),
+    ((0, 2), (2, 0), (2, 2)),
+    ((1, 2), (2, 1)),
+)
+"""The (first, second) card kinds of the pairs of each effect class (``fx`` index)."""
+
+_FREE_EFFECTS = [
+    [
+        [[_effect_counts(seats, layer, (), whole, left) for left in (False, True)]
+         for whole in (False, True)]
+        for layer in range(seats)
+    ]
+    for seats in range(7)
+]  # fmt: skip
+"""``_FREE_EFFECTS[seats][layer][whole][left]``: :func:`_effect_counts` while nobody is
+out (the common case, without the cache call)."""
+
+
+def move_count(st: State) -> int:
+    """The number of :func:`gen_moves` of the seat to move, counted without listing them
+    (:func:`_pick`'s census); 0 once the match is won."""
+    count: int = _pick(st, None)
+    return count
+
+
 def random_move(st: State, random: Callable[[], float]) -> Move:
     """One of :func:`gen_moves` chosen uniformly with ``random`` (``rng.random``: a float in
-    [0, 1)) without building the list: the fast path's move choice."""
-    singles, single_fx, pairs, pair_fx = raw_lays(st)
-    lays = 0
-    if singles:
-        counts = [len(e) for e in single_fx]
-        for group in singles:
-            lays += group[3] * counts[group[2]]
-    if pairs:
-        counts = [len(e) for e in pair_fx]
-        for group in pairs:
-            lays += group[3] * counts[group[2]]
+    [0, 1)) without building the list: the fast path's move choice (:func:`_pick`).  The
+    match must not be won."""
+    move: Move = _pick(st, random)
+    return move
+
+
+def _pick(st: State, random: Callable[[], float] | None) -> Any:
+    """The fast path's move space: a move chosen uniformly with ``random``, or with
+    ``random=None`` the number of moves (``Any``: a :data:`Move` or an ``int``;
+    :func:`random_move` and :func:`move_count` type it).
+
+    Lays are counted in closed form from the constant tables :func:`raw_lays` reads,
+    looked up by the set of codes the hand holds (a bit mask per effect kind): singles
+    (RT-3.1, RT-3.3, RT-3.4) and ordered pairs of low codes by effect class (RT-3.2;
+    ``W_i`` the pile choices of kind ``i``, ``Q_i`` the squares of those of codes held
+    once, which cannot pair with themselves), each times its effect choices (RT-4, RT-9);
+    ``draw`` when there is no lay (RT-5.1); the bonus swaps (RT-6.4).  The pick is
+    uniform: a move number ``int(random() * count)`` picks the block (singles of a kind,
+    pairs of a class and kind order) and the effect, the slots within it directly; two
+    slots of one kind are drawn again (fresh ``random()``) while they are one code held
+    once.  A lay of the whole hand under RT-8.2/RT-8.3 is listed by :func:`gen_moves`
+    instead (a rare case).  ``tests/engine/test_right_on_time_fast.py`` checks the count
+    and the pick against :func:`gen_moves`."""
     seat = st.to_move
-    assert seat is not None
-    bonus = st.bonus[seat]
-    swaps = len(set(bonus)) * len(set(st.hands[seat])) if bonus else 0
+    if seat is None or st.winner is not None:
+        return 0
+    hand = st.hands[seat]
+    size = len(hand)
+    opts = st.options
+    if size <= 2 and (opts.li_joker_seven or opts.li_higher_on_top):
+        moves = gen_moves(st)
+        return len(moves) if random is None else moves[int(random() * len(moves))]
+    discard = st.discard
+    top = VALUE[discard[-1]] if discard else 0
+    held = dup = 0
+    bits = _BIT
+    for code in hand:
+        bit = bits[code]
+        if held & bit:
+            dup |= bit
+        else:
+            held |= bit
+    census = _CENSUS[top]
+    c0 = census[0][held & _M0]
+    if not held >> _S1:  # no Du bist! or Ziehen! in hand (most hands): no effect choices
+        lays = c0[3]
+        pairs = 0
+        if size >= 2 and top >= 1:
+            w0 = c0[4]
+            pairs = w0 * w0 - census[0][(held & ~dup) & _M0][2]
+            lays += pairs
+        base = lays or 1
+        bonus = st.bonus[seat]
+        if bonus:
+            swaps = len(dict.fromkeys(bonus)) * len(dict.fromkeys(hand))
+            if random is None:
+                return base + swaps
+            index = int(random() * (base + swaps))
+            if index >= base:
+                return swap_moves(st)[index - base]
+        elif random is None:
+            return base
+        else:
+            index = int(random() * base)
+        if not lays:
+            return DRAW_MOVE
+        if index < c0[3]:
+            return c0[0][index]
+        slots = c0[1]
+        width = c0[4]
+        while True:
+            a, b = slots[int(random() * width)], slots[int(random() * width)]
+            if a[0] != b[0] or dup & bits[a[0]]:
+                return ("p", (a[0], b[0]), (a[1], b[1]), "", -1)
+    out = st.out
+    if out:
+        outs = tuple(out)
+        e1, l1 = _effect_counts(st.seats, seat, outs, size == 1, opts.li_du_bist_left)
+    else:
+        free = _FREE_EFFECTS[st.seats][seat]
+        e1, l1 = free[size == 1][opts.li_du_bist_left]
+    c1 = census[1][held >> _S1 & _M1]
+    c2 = census[2][held >> _S2]
+    s0 = c0[3] * l1[0]
+    s1 = c1[3] * l1[1]
+    singles = s0 + s1 + c2[3] * l1[2]
+    lays = singles
+    if size >= 2 and top >= 1:
+        if size > 2:
+            e2, l2 = e1, l1
+        elif out:
+            e2, l2 = _effect_counts(st.seats, seat, outs, True, opts.li_du_bist_left)
+        else:
+            e2, l2 = free[True][opts.li_du_bist_left]
+        once = held & ~dup
+        w0 = c0[4]
+        w1 = c1[4]
+        w2 = c2[4]
+        q0 = census[0][once & _M0][2]
+        q1 = census[1][once >> _S1 & _M1][2]
+        q2 = census[2][once >> _S2][2]
+        p0 = (w0 * w0 - q0) * l2[0]
+        p1 = (2 * w0 * w1 + w1 * w1 - q1) * l2[1]
+        p2 = (2 * w0 * w2 + w2 * w2 - q2) * l2[2]
+        lays += p0 + p1 + p2 + 2 * w1 * w2 * l2[3]
     base = lays or 1
-    pick = int(random() * (base + swaps))
-    if pick >= base:
-        return swap_moves(st)[pick - base]
+    bonus = st.bonus[seat]
+    if random is None:
+        return base + (len(dict.fromkeys(bonus)) * len(dict.fromkeys(hand)) if bonus else 0)
+    if bonus:
+        index = int(random() * (base + len(dict.fromkeys(bonus)) * len(dict.fromkeys(hand))))
+        if index >= base:
+            return swap_moves(st)[index - base]
+    else:
+        index = int(random() * base)
     if not lays:
         return DRAW_MOVE
-    for groups, table in ((singles, single_fx), (pairs, pair_fx)):
-        for codes, piles, fx, count in groups:
-            effects = table[fx]
-            size = count * len(effects)
-            if pick < size:
-                kind, target = effects[pick % len(effects)]
-                return ("p", codes, piles[pick // len(effects)], kind, target)
-            pick -= size
-    raise AssertionError("random_move: pick out of range")
+    if index < singles:
+        if index < s0:
+            kind, lays_of = 0, c0[0]
+        elif index < s0 + s1:
+            kind, lays_of, index = 1, c1[0], index - s0
+        else:
+            kind, lays_of, index = 2, c2[0], index - s0 - s1
+        many = l1[kind]
+        lay = lays_of[index // many]
+        if many == 1 and not kind:
+            return lay
+        effect = e1[kind][index % many]
+        return ("p", lay[1], lay[2], effect[0], effect[1])
+    index -= singles
+    if index < p0:
+        fx = 0
+    elif index < p0 + p1:
+        fx, index = 1, index - p0
+    elif index < p0 + p1 + p2:
+        fx, index = 2, index - p0 - p1
+    else:
+        fx, index = 3, index - p0 - p1 - p2
+    many = l2[fx]
+    effect = e2[fx][index % many]
+    index //= many
+    kinds = (c0, c1, c2)
+    squares = (q0, q1, q2)
+    for ka, kb in _CLASS_KINDS[fx]:
+        first = kinds[ka]
+        second = kinds[kb]
+        block = first[4] * second[4]
+        if ka == kb:
+            block -= squares[ka]
+        if index < block:
+            break
+        index -= block
+    width = second[4]
+    if ka != kb:
+        a, b = first[1][index // width], second[1][index % width]
+    else:
+        square = first[1]
+        while True:
+            a, b = square[int(random() * width)], square[int(random() * width)]
+            if a[0] != b[0] or not once & bits[a[0]]:
+                break
+    return ("p", (a[0], b[0]), (a[1], b[1]), effect[0], effect[1])
 
 
 @lru_cache(maxsize=1 << 16)
@@ -383,7 +623,7 @@ def _take_top(t: Table, events: list[Event] | None) -> Card | None:
     if not t.draw:
         if len(t.discard) <= 1:
             return None
-        rest = [unjoker(c) for c in t.discard[:-1]]
+        rest = list(map(_UNJOKER.__getitem__, t.discard[:-1]))
         del t.discard[:-1]
         t.draw, t.seed = shuffle(rest, t.seed)
         _emit(events, "shuffle", None, (), t.seed)
@@ -422,9 +662,15 @@ def deal(
     """RT-2.1: deal ``cards`` (top first) one at a time clockwise from ``first`` until
     every seat has ``hand_size`` cards or the cards run out; returns hands and the rest
     (the draw pile, top first)."""
+    total = len(cards)
+    dealt = seats * hand_size
+    if total >= dealt:  # the common case, in slices: seat first + k gets cards k, k + seats, ...
+        full: list[list[Card]] = [[] for _ in range(seats)]
+        for k in range(seats):
+            full[(first + k) % seats] = cards[k:dealt:seats]
+        return full, cards[dealt:]
     hands: list[list[Card]] = [[] for _ in range(seats)]
     i = 0
-    total = len(cards)
     for _ in range(hand_size):
         for k in range(seats):
             if i == total:
@@ -446,8 +692,9 @@ def _round_won(t: Table, seat: Seat, events: list[Event] | None) -> None:
             t.out.append(seat)
         _emit(events, "match", seat, (), t.scores[seat])
         return
-    cards = [c for h in t.hands for c in h] + t.draw
-    cards += [unjoker(c) for c in t.discard]
+    cards = list(chain.from_iterable(t.hands))
+    cards += t.draw
+    cards += map(_UNJOKER.__getitem__, t.discard)
     shuffled, t.seed = shuffle(cards, t.seed)
     if shuffled:
         _emit(events, "shuffle", None, (), t.seed)
@@ -470,32 +717,13 @@ def _leave_hand(t: Table, seat: Seat, code: Card) -> None:
 def apply_move(t: Table, move: Move, events: list[Event] | None) -> None:
     """Apply a legal ``move`` of the seat to move to ``t`` in place; append what happened to
     ``events`` (``None``: no events, the fast path).  Unchecked: the caller guarantees the
-    move is in :func:`gen_moves`."""
-    seat = t.to_move
-    assert seat is not None
-    tag = move[0]
-    if tag == "b":
-        bonus_code, hand_code = move[1], move[2]
-        assert isinstance(bonus_code, str) and isinstance(hand_code, str)
-        _leave_hand(t, seat, hand_code)
-        t.bonus[seat].remove(bonus_code)
-        t.hands[seat].append(bonus_code)
-        t.draw.append(hand_code)
-        _emit(events, "swap", seat, (bonus_code, hand_code))
+    move is in :func:`gen_moves`.  A lay: RT-3, RT-4, RT-6.1, RT-6.3."""
+    seat: Seat = t.to_move  # type: ignore[assignment]  # a seat is to move (caller)
+    if move[0] != "p":
+        _apply_draw_or_swap(t, seat, move, events)
         return
-    n = t.seats
-    if tag == "d":
-        hand = t.hands[seat]
-        if hand:
-            _emit(events, "show", seat, tuple(hand))
-        t.shown[seat] = list(hand)
-        card = _take_top(t, events)
-        if card is not None:
-            hand.append(card)
-        _emit(events, "draw", seat, () if card is None else (card,))
-        _end_turn(t, seat, None, events)
-        return
-    _, hand_codes, pile_codes, kind, target = cast(_PlayMove, move)
+    play: _PlayMove = move  # type: ignore[assignment]  # a lay (tag "p")
+    _, hand_codes, pile_codes, kind, target = play
     hand = t.hands[seat]
     shown = t.shown[seat]
     for code in hand_codes:
@@ -506,6 +734,9 @@ def apply_move(t: Table, move: Move, events: list[Event] | None) -> None:
     if events is not None:
         jokers = [VALUE[p] for p in pile_codes if p[0] == "J"]
         events.append(Event("play", seat, pile_codes, jokers[-1] if jokers else None))
+    if not kind and hand and not t.out and t.seats > 2:  # the common case of _end_turn
+        t.to_move = seat + 1 if seat + 1 < t.seats else 0
+        return
     up: Seat | None = None
     if kind == ">":
         up = target
@@ -522,12 +753,34 @@ def apply_move(t: Table, move: Move, events: list[Event] | None) -> None:
     if not hand:
         t.out.append(seat)
         _emit(events, "out", seat, (), len(t.out))
-        if n >= 3 and len(t.out) == 1:
+        if t.seats >= 3 and len(t.out) == 1:
             card = _take_top(t, events)
             if card is not None:
                 t.bonus[seat].append(card)
                 _emit(events, "bonus", seat, (card,))
     _end_turn(t, seat, up, events)
+
+
+def _apply_draw_or_swap(t: Table, seat: Seat, move: Move, events: list[Event] | None) -> None:
+    """:func:`apply_move` for ``draw`` (RT-5.1) and a bonus swap (RT-6.4)."""
+    if move[0] == "b":
+        bonus_code, hand_code = move[1], move[2]
+        assert isinstance(bonus_code, str) and isinstance(hand_code, str)
+        _leave_hand(t, seat, hand_code)
+        t.bonus[seat].remove(bonus_code)
+        t.hands[seat].append(bonus_code)
+        t.draw.append(hand_code)
+        _emit(events, "swap", seat, (bonus_code, hand_code))
+        return
+    hand = t.hands[seat]
+    if hand:
+        _emit(events, "show", seat, tuple(hand))
+    t.shown[seat] = list(hand)
+    card = _take_top(t, events)
+    if card is not None:
+        hand.append(card)
+    _emit(events, "draw", seat, () if card is None else (card,))
+    _end_turn(t, seat, None, events)
 
 
 def _end_turn(t: Table, seat: Seat, up: Seat | None, events: list[Event] | None) -> None:
@@ -547,12 +800,74 @@ def _end_turn(t: Table, seat: Seat, up: Seat | None, events: list[Event] | None)
         else:
             t.to_move = other
         return
-    if len(t.out) >= 2:
+    out = t.out
+    if not out:
+        t.to_move = (seat + 1) % t.seats if up is None else up
+    elif len(out) >= 2:
         _round_won(t, seat, events)
     elif up is not None:
         t.to_move = up
     else:
         t.to_move = _next_in_round(t, seat)
+
+
+# --------------------------------------------------------------------------- playouts
+
+STALL_CYCLES = 2
+"""Playouts stop when every seat in the round had to ``draw`` with nothing to draw this many
+times round the table (no card can move any more: only possible with a tiny custom deck or
+dozens of bonus cards out of play)."""
+
+
+def dead_draw(t: State | Table, forced: bool) -> bool:
+    """True after a forced ``draw`` (no lay and no bonus swap was possible) when nothing
+    can be drawn any more: the draw changed nothing."""
+    return forced and not t.draw and len(t.discard) <= 1  # type: ignore[union-attr]
+
+
+def forced_draw(t: State | Table, seat: Seat) -> bool:
+    """True when a ``draw`` by ``seat`` now is its only legal action (no bonus swap)."""
+    return not t.bonus[seat] or not t.hands[seat]
+
+
+def random_playout(
+    t: Table,
+    random: Callable[[], float],
+    record: list[str] | None = None,
+    round_only: bool = False,
+) -> int:
+    """The private fast path: play ``t`` on in place with uniformly random legal moves
+    (:func:`random_move`, ``random`` = ``rng.random``) until the match is won, or with
+    ``round_only`` until the round in play ends (RT-2.4) or the match is won; stops early
+    when no card can move any more (:data:`STALL_CYCLES`).  Returns the number of moves
+    applied; ``record`` (optional) receives each move's text (:func:`move_text`)."""
+    steps = 0
+    stuck = 0
+    limit = STALL_CYCLES * t.seats
+    start = t.round
+    pick = _pick
+    apply = apply_move
+    while t.winner is None:
+        move: Move = pick(t, random)
+        if record is not None:
+            record.append(move_text(move))
+        if move is DRAW_MOVE:
+            seat = t.to_move
+            forced = not t.bonus[seat] or not t.hands[seat]  # type: ignore[index]
+            apply(t, move, None)
+            if forced and not t.draw and len(t.discard) <= 1:
+                stuck += 1
+                if stuck > limit:
+                    return steps + 1
+            else:
+                stuck = 0
+        else:
+            apply(t, move, None)
+            stuck = 0
+        steps += 1
+        if round_only and t.round != start:
+            break
+    return steps
 
 
 # --------------------------------------------------------------------------- explanations
