@@ -59,7 +59,14 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m device``."""
-    p = _Parser(prog="python -m device", description="partytable console")
+    p = _Parser(
+        prog="python -m device", description="partytable console",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="subcommands:\n"
+               "  check-config [FILE]     check a config file and print it resolved\n"
+               "  selftest [--sim]        every seat's screen, slap button and keys\n"
+               "  history [--json]        the last games (--check: database integrity)\n"
+               "  emulate-handheld        a serial handheld emulated on a pty")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--sim", action="store_true",
                       help="simulator window (headless if no display)")
@@ -70,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="seed of the first game")
     p.add_argument("--out", type=Path, default=Path("out"), help="headless: frames folder")
     p.add_argument("--state-dir", type=Path, default=None,
-                   help="journal and lobby choices (default $XDG_STATE_HOME/partytable)")
+                   help="game database and lobby choices (default $XDG_STATE_HOME/partytable)")
     p.add_argument("--humans", type=int, default=None,
                    help="simulator: how many seats are people (the rest are computers)")
     p.add_argument("--bot-slap-ms", type=float, default=BOT_SLAP_MS,

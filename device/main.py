@@ -13,6 +13,8 @@ Modes (architecture "Modes of the same program"):
   FILE``, else ``/etc/partytable/config.toml``, else the bundled build).
 - ``emulate-handheld [--id ID] [--out DIR]``: an emulated serial handheld on a pty
   (``device.emulator``).
+- ``history [--state-dir DIR] [--limit N] [--json] [--check]``: the last games in the game
+  database, or its integrity check (``device.history``).
 - ``selftest [--sim]``: the builder's self-test (``device.selftest``) on the Pi's hardware
   or in the simulator window.
 
@@ -46,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from device.config import check_config_main
 
         return check_config_main(argv[1:])
+    if argv[:1] == ["history"]:  # python -m device history [--json] [--check]
+        from device.history import main as history
+
+        return history(argv[1:])
     if argv[:1] == ["emulate-handheld"]:  # python -m device emulate-handheld [--id ID]
         from device.emulator import main as emulate
 

@@ -107,3 +107,18 @@ def test_without_state_dir_a_desktop_lists_the_simulators_games(
     won, _ = fill(tmp_path / "xdg" / "partytable")
     assert main([]) == 0
     assert f"#{won} " in capsys.readouterr().out
+
+
+def test_python_m_device_history_runs_it(tmp_path: Path) -> None:
+    """`python -m device history --json` in a new process prints the games; --help lists
+    the subcommand."""
+    import subprocess
+    import sys
+
+    won, _ = fill(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "device", "history", "--json", "--state-dir",
+                          str(tmp_path)], capture_output=True, text=True, check=True).stdout
+    assert won in [g["id"] for g in json.loads(out)["games"]]
+    usage = subprocess.run([sys.executable, "-m", "device", "--help"], capture_output=True,
+                           text=True, check=True).stdout
+    assert "history [--json]" in usage
