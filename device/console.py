@@ -78,8 +78,9 @@ class Console:
     ``keyboard``: the simulator's keyboard adapter, called with every event the console
     does not know (``SimKey``); ``notice``: a line for the TV until a game starts (e.g. a
     damaged lobby.json); ``resume``: continue an unfinished journaled game;
-    ``skip_lobby``: start the lobby's game at once (the headless game).  The constructor
-    does no I/O: :meth:`start` (or :meth:`run`) does.
+    ``skip_lobby``: start the lobby's game at once (the headless game); ``cue``: plays a
+    sound cue by name (``device.flow.CUES``).  The constructor does no I/O: :meth:`start`
+    (or :meth:`run`) does.
     """
 
     def __init__(
@@ -101,6 +102,7 @@ class Console:
         keyboard: Callable[[object], None] | None = None,
         notice: str = "",
         resume: bool = False,
+        cue: Callable[[str], None] | None = None,
     ) -> None:
         if len(seats) < len(choices.kinds):
             raise ValueError(f"console: {len(choices.kinds)} seats chosen, "
@@ -116,7 +118,7 @@ class Console:
         self.flow = GameFlow(seats=self.seats, timers=self.loop.timers, post=queue.post,
                              choices=choices, game_seed=game_seed, timing=timing or Timing(),
                              state_dir=state_dir, on_game_over=on_game_over,
-                             on_action=on_action)
+                             on_action=on_action, cue=cue)
         self.flow.banner = notice
         self._resume = resume
         self._skip_lobby = skip_lobby

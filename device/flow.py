@@ -52,6 +52,9 @@ SLAP_SHOWN_NS = 4 * S
 """How long the slap winner's reaction time stays large on the table."""
 RESUMED = "Game restored where it stopped: SLAP to go on"
 """The TV's note after a power cut while the restored game waits (:attr:`Timing.resume_ns`)."""
+CUES = ("ring", "slap", "lay", "draw", "refusal", "round", "win")
+"""The sound cues the flow gives (``cue(name)``): a RIIING! window opens, a slap wins it, a
+card is laid, a card is drawn, an action is refused, a round is won, a game is won."""
 NEXT_GAME_NS = 8 * S
 """How long the results of a game of computer players only stay before the next deals."""
 NOTICE_NS = 10 * S
@@ -86,7 +89,8 @@ class GameFlow:
     the one after it);
     ``state_dir``: where the game database and ``lobby.json`` live (``None``: nowhere);
     ``on_game_over(record)`` once per finished game; ``on_action(count)`` after every
-    applied action.  The constructor does no I/O: call :meth:`open`."""
+    applied action; ``cue(name)`` for every sound cue (:data:`CUES`).  The constructor does
+    no I/O: call :meth:`open`."""
 
     def __init__(
         self,
@@ -100,8 +104,11 @@ class GameFlow:
         state_dir: Path | None = None,
         on_game_over: Callable[[GameRecord], None] | None = None,
         on_action: Callable[[int], None] | None = None,
+        cue: Callable[[str], None] | None = None,
     ) -> None:
         self.seats = list(seats)
+        self.cue: Callable[[str], None] = cue or (lambda name: None)
+        """Plays sound cue ``name`` (:data:`CUES`); never raises (``device.sound``)."""
         self.timers = timers
         self.post = post
         self.timing = timing
@@ -377,6 +384,7 @@ class GameFlow:
             events = self.session.apply(seat, text, note)
         except EngineError as err:
             log.warning("refused %r: %s", text, err)
+            self.cue("refusal")
             if seat is not None and 0 <= seat < len(self.playing):
                 self.playing[seat].hand.notice(("No: " + err.message)[:21])
             return False
@@ -397,6 +405,8 @@ class GameFlow:
             self.last_event = f"{seat_name(seat)} slapped in {ms} ms"
         if self.on_action is not None:
             self.on_action(session.step)
+        for name in self.plugin.cues(events):
+            self.cue(name)
         self._show_store_problem()
         self.race.close(now_ns)
         outcome = session.outcome
@@ -405,6 +415,7 @@ class GameFlow:
             return
         if self.plugin.window_open(session.pos):
             # RI-6.1: a reverse appeared; the device window opens at the flip that shows it
+            self.cue("ring")
             self.race.open(now_ns, length_ns=self.plugin.window_ns(session.pos),
                            reactions=session.computer_reactions(self.timing.race),
                            tie_seed=session.rng_seed("tie"))
@@ -440,6 +451,7 @@ class GameFlow:
             self.begin(decision.seat, now_ns)
         elif self.phase is Phase.PLAY:
             ms = decision.reaction_ns / MS
+            self.cue("slap")
             self.slap_shown = (decision.seat, round(ms))
             self.timers.call_at(
                 now_ns + SLAP_SHOWN_NS, self._clear_slap, "slap shown")
@@ -487,6 +499,8 @@ class GameFlow:
         self._close_menus()
         self.phase = Phase.GAMEOVER
         session.close(winner, abandoned=abandoned)
+        if winner is not None:
+            self.cue("win")
         self.headline = f"{seat_name(winner)} WINS!" if winner is not None else "Game over"
         lines = list(self.plugin.results(session.pos))
         for i, s in enumerate(session.record.slaps, 1):

@@ -133,6 +133,12 @@ class GamePlugin(ABC):
         a round ends)."""
         return 1
 
+    def cues(self, events: Sequence[Event]) -> tuple[str, ...]:
+        """The sound cues an action with ``events`` gives (``device.flow.CUES``: ``"lay"``,
+        ``"draw"``, ``"round"``); the flow itself cues ``"ring"``, ``"slap"``,
+        ``"refusal"`` and ``"win"``.  Default none."""
+        return ()
+
     @abstractmethod
     def narrate(self, events: Sequence[Event]) -> str | None:
         """One line for the table's top strip telling what an action did (public

@@ -489,3 +489,23 @@ def test_a_state_dir_that_cannot_hold_games_is_named_and_the_game_goes_on(
         console.step()
         assert "Games are not saved" in console.flow.banner
     assert done[0].winner is not None and blocked.read_text() == "a file, not a folder"
+
+
+def test_the_flow_cues_a_ring_a_slap_and_a_win(display: TableDisplay) -> None:
+    """The flow's own sound cues: "ring" when a RIIING! window opens, "slap" when a slap
+    wins it, "refusal" for a refused action, "win" at a game won; the sound player gets
+    the names in order (device.sound plays them)."""
+    cues: list[str] = []
+    console, clock, queue, _ = make(display, ("human", "human"), cue=cues.append)
+    console.play_from(window_position(), clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert cues == ["ring"] and t0 is not None
+    clock.advance(400 * MS)
+    queue.post(Press(1, t0 + 380 * MS))
+    console.step()
+    console.step()  # settle over: seat 1 wins
+    assert cues[:2] == ["ring", "slap"]
+    assert not console.flow.submit(0, "play 9 9", clock.now_ns())
+    assert cues[-1] == "refusal"
+    console.flow._game_over(1, "test", clock.now_ns())
+    assert cues[-1] == "win"
