@@ -262,8 +262,8 @@ class GameFlow:
         self._save_choices(choices)
         self._prepare(GameSession(
             get_plugin(choices.game), choices.kinds, self.game_seed,
-            choices.game_options(), first=choices.first, store=self.store),
-            now_ns)
+            choices.game_options(), first=choices.first, store=self.store,
+            strengths=choices.seat_strengths()), now_ns)
         humans = {s.index for s in self.playing if s.is_human}
         if self.plugin.wakeup_race and humans:
             self.phase = Phase.WAKEUP
@@ -300,7 +300,8 @@ class GameFlow:
         if seats != len(choices.kinds):
             raise ValueError(f"position has {seats} seats, the lobby {len(choices.kinds)}")
         self._prepare(GameSession(plugin, choices.kinds, self.game_seed,
-                                  choices.game_options(), first=choices.first), now_ns)
+                                  choices.game_options(), first=choices.first,
+                                  strengths=choices.seat_strengths()), now_ns)
         self._session.pos = pos
         self.phase = Phase.PLAY
         self._after_action((), now_ns)
@@ -320,7 +321,7 @@ class GameFlow:
                       len(session.kinds), len(self.seats))
             return False
         choices = LobbyChoices(game=session.plugin.name, kinds=session.kinds,
-                               first=session.record.first)
+                               first=session.record.first, strengths=session.strengths)
         offered = {o.name: o.values for o in session.plugin.lobby_options}
         for name, value in session.record.options.items():
             if value in offered.get(name, ()):

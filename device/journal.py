@@ -17,8 +17,8 @@ open (SQLite's own power-loss testing, https://www.sqlite.org/atomiccommit.html)
 The schema version is ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`).  Tables::
 
     games(id, game, seats, seed, options JSON, first, device_seed, seat_kinds JSON,
-          started_at, ended_at, outcome 'won' | 'abandoned' | NULL (unfinished), winner,
-          summary JSON)
+          strengths JSON, started_at, ended_at,
+          outcome 'won' | 'abandoned' | NULL (unfinished), winner, summary JSON)
     records(game_id, seq, action, decision, data JSON)   -- action XOR decision
     slaps(game_id, seq, race, seat, reaction_ms, margin_ms, tie)
 
@@ -89,6 +89,7 @@ CREATE TABLE games(
     first INTEGER NOT NULL,
     device_seed INTEGER NOT NULL,
     seat_kinds TEXT NOT NULL,
+    strengths TEXT NOT NULL DEFAULT '[]',
     started_at TEXT NOT NULL,
     ended_at TEXT,
     outcome TEXT CHECK (outcome IN ('won', 'abandoned')),
@@ -129,8 +130,10 @@ class JournalHeader:
     """What starts a game: ``game`` (registry name, e.g. ``"riiing"``), ``seats`` (>= 1),
     ``seed`` (the position's shuffle seed), ``options`` (rule options, name -> int, bool or
     str), ``first`` (the seat that opens, 0..seats-1), ``device_seed`` (seed of the device
-    RNG: ties, computer players) and ``seat_kinds`` (one word per seat, e.g. ``"human"``,
-    ``"computer"``).  Raises :class:`JournalError` naming the first bad field."""
+    RNG: ties, computer players), ``seat_kinds`` (one word per seat, e.g. ``"human"``,
+    ``"computer"``) and ``strengths`` (one word per seat for its computer player, e.g.
+    ``"hard"``; ``()``: every one the default).  Raises :class:`JournalError` naming the first
+    bad field."""
 
     game: str
     seats: int
@@ -139,6 +142,7 @@ class JournalHeader:
     first: Seat
     device_seed: int
     seat_kinds: tuple[str, ...]
+    strengths: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         def whole(name: str, value: object) -> int:
@@ -174,6 +178,13 @@ class JournalHeader:
                 f"journal header: seat_kinds must be {self.seats} words, one per seat, "
                 f"got {kinds!r}"
             )
+        strengths = self.strengths
+        if not isinstance(strengths, tuple) or (
+                strengths and (len(strengths) != self.seats
+                               or not all(isinstance(k, str) for k in strengths))):
+            raise JournalError(
+                f"journal header: strengths must be {self.seats} words or none, got "
+                f"{strengths!r}")
         object.__setattr__(self, "options", dict(self.options))
 
     def to_json(self) -> dict[str, Any]:
@@ -341,10 +352,10 @@ class GameDB(ClosesOnExit):
         with self._txn() as c:
             cur = c.execute(
                 "INSERT INTO games(game, seats, seed, options, first, device_seed, seat_kinds,"
-                " started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " strengths, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (header.game, header.seats, header.seed, _json(dict(header.options)),
                  header.first, header.device_seed, _json(list(header.seat_kinds)),
-                 started_at or utc_now()))
+                 _json(list(header.strengths)), started_at or utc_now()))
             game_id = cur.lastrowid
         assert game_id is not None
         return int(game_id)
@@ -410,7 +421,10 @@ class GameDB(ClosesOnExit):
     def game(self, game_id: int) -> StoredGame:
         """Game ``game_id`` with its records.  Raises ``KeyError`` for an unknown id and
         :class:`JournalError` naming the bad field of a damaged row."""
-        row = self._c.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = self._c.execute(
+            "SELECT id, game, seats, seed, options, first, device_seed, seat_kinds, strengths, "
+            "started_at, ended_at, outcome, winner FROM games WHERE id = ?",
+            (game_id,)).fetchone()
         if row is None:
             raise KeyError(f"no game {game_id}")
         records = self._c.execute(
@@ -635,17 +649,20 @@ def _json(value: object) -> str:
 
 def _stored(row: Sequence[Any], records: Sequence[Sequence[Any]]) -> StoredGame:
     """A :class:`StoredGame` from a ``games`` row and its ``records`` rows."""
-    (game_id, game, seats, seed, options, first, device_seed, kinds, started, ended,
-     outcome, winner) = row[:12]
+    (game_id, game, seats, seed, options, first, device_seed, kinds, strengths, started,
+     ended, outcome, winner) = row
     try:
         opts = json.loads(options)
         kind_list = json.loads(kinds)
+        strength_list = json.loads(strengths)
     except (TypeError, json.JSONDecodeError) as err:
-        raise JournalError(f"game {game_id}: options or seat kinds unreadable ({err})") from None
+        raise JournalError(f"game {game_id}: options, seat kinds or strengths unreadable "
+                           f"({err})") from None
     header = JournalHeader(
         game=game, seats=seats, seed=seed, options=opts,
         first=first, device_seed=device_seed,
-        seat_kinds=tuple(kind_list) if isinstance(kind_list, list) else kind_list)
+        seat_kinds=tuple(kind_list) if isinstance(kind_list, list) else kind_list,
+        strengths=tuple(strength_list) if isinstance(strength_list, list) else strength_list)
     out: list[Record] = []
     for seq, action, decision, data in records:
         if action is not None:

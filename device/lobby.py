@@ -18,6 +18,7 @@ from typing import Any
 from device.games import PLUGINS, GamePlugin
 from device.render.model import LobbyModel
 from device.seats import SeatKind
+from device.session import DEFAULT_STRENGTH, STRENGTHS, strengths_for
 from device.words import seat_name
 
 DEFAULT_GAME = next(iter(PLUGINS))
@@ -25,6 +26,11 @@ DEFAULT_GAME = next(iter(PLUGINS))
 
 KINDS = tuple(SeatKind)
 """What a seat can be: a person or a computer player."""
+
+SEAT_CHOICES = (("human", DEFAULT_STRENGTH),
+                *((str(SeatKind.COMPUTER), strength) for strength in STRENGTHS))
+"""The values a seat's lobby row steps through: a person, then a computer player of each
+strength (easy, normal, hard)."""
 
 
 def _plugin(game: str) -> GamePlugin:
@@ -35,12 +41,23 @@ def _plugin(game: str) -> GamePlugin:
 class LobbyChoices:
     """What the lobby has chosen: ``game``, ``kinds`` (one per seat, "human"/"computer";
     its length is the seat count), ``options`` per game and ``first`` (the seat that
-    opens Right on Time's first round, RT-2.3; Riiing! runs the wake-up race, RI-2.3)."""
+    opens Right on Time's first round, RT-2.3; Riiing! runs the wake-up race, RI-2.3) and
+    ``strengths`` (one per seat, ``device.session.STRENGTHS``, for its computer player;
+    ``()``: every one ``"normal"``)."""
 
     game: str = field(default_factory=lambda: DEFAULT_GAME)
     kinds: tuple[str, ...] = ("human", "computer", "computer", "computer")
     options: tuple[tuple[str, tuple[tuple[str, int | bool], ...]], ...] = ()
     first: int = 0
+    strengths: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # one strength per seat, always: equal choices compare equal however they were made
+        object.__setattr__(self, "strengths", strengths_for(self.kinds, self.strengths))
+
+    def seat_strengths(self) -> tuple[str, ...]:
+        """One strength per seat (``"normal"`` where none is chosen)."""
+        return self.strengths
 
     def game_options(self, game: str | None = None) -> dict[str, int | bool]:
         """The chosen option values of ``game`` (default: the chosen game)."""
@@ -63,6 +80,7 @@ class LobbyChoices:
             "kinds": list(self.kinds),
             "first": self.first,
             "options": {g: dict(o) for g, o in self.options},
+            "strengths": list(self.seat_strengths()),
         }
 
     @classmethod
@@ -97,7 +115,11 @@ class LobbyChoices:
                                                for a in allowed[k]):
                     raise ValueError(f"lobby choices: option {g}.{k} = {v!r} is not offered")
             options.append((g, tuple(sorted(opts.items()))))
-        return cls(game, tuple(kinds), tuple(sorted(options)), first)
+        strengths = obj.get("strengths", [])
+        if not isinstance(strengths, list) or not all(isinstance(x, str) for x in strengths):
+            raise ValueError("lobby choices: 'strengths' must list easy/normal/hard")
+        return cls(game, tuple(kinds), tuple(sorted(options)), first,
+                   strengths_for(kinds, strengths))
 
 
 def load_choices(path: Path | None) -> tuple[LobbyChoices, str | None]:
@@ -106,9 +128,24 @@ def load_choices(path: Path | None) -> tuple[LobbyChoices, str | None]:
     if path is None or not path.exists():
         return LobbyChoices(), None
     try:
-        return LobbyChoices.from_json(json.loads(path.read_text(encoding="utf-8"))), None
+        obj = json.loads(path.read_text(encoding="utf-8"))
+        choices = LobbyChoices.from_json(obj)
     except (OSError, ValueError) as err:
         return LobbyChoices(), f"{path}: {err}; using defaults"
+    return choices, _strength_warning(path, obj, choices)
+
+
+def _strength_warning(path: Path, obj: dict[str, Any], choices: LobbyChoices) -> str | None:
+    """One line for strengths that were not used: an unknown word, or a strength for a
+    seat a person plays (the choice is kept as "normal"; everything else is used)."""
+    raw = obj.get("strengths", [])
+    for i, word in enumerate(raw[: len(choices.kinds)]):
+        if word not in STRENGTHS:
+            return f"{path}: seat {i + 1} strength {word!r} is not easy/normal/hard; normal"
+        if choices.kinds[i] == SeatKind.HUMAN and word != DEFAULT_STRENGTH:
+            return (f"{path}: seat {i + 1} is a person, its strength {word!r} is not used; "
+                    "normal")
+    return None
 
 
 @dataclass
@@ -125,8 +162,10 @@ class Lobby:
         c = self.choices
         plugin = _plugin(c.game)
         rows = [("game", "Game", plugin.title), ("seats", "Seats", str(len(c.kinds)))]
+        strengths = c.seat_strengths()
         for i, kind in enumerate(c.kinds):
-            rows.append((f"kind:{i}", seat_name(i), kind))
+            shown = "person" if kind == SeatKind.HUMAN else f"computer ({strengths[i]})"
+            rows.append((f"kind:{i}", seat_name(i), shown))
         if not plugin.wakeup_race:  # RT-2.3: the oldest person opens; RI-2.3 races instead
             rows.append(("first", "Opens (oldest)", seat_name(c.first)))
         values = c.game_options()
@@ -160,12 +199,16 @@ class Lobby:
         elif key == "seats":
             n = (len(c.kinds) - 2 + step) % (self.max_seats - 1) + 2
             kinds = (c.kinds + ("computer",) * 6)[:n]
-            c = replace(c, kinds=kinds, first=min(c.first, n - 1))
+            strengths = (c.seat_strengths() + (DEFAULT_STRENGTH,) * 6)[:n]
+            c = replace(c, kinds=kinds, first=min(c.first, n - 1), strengths=strengths)
         elif key.startswith("kind:"):
             i = int(key[5:])
-            seat_kinds = list(c.kinds)
-            seat_kinds[i] = KINDS[(KINDS.index(SeatKind(seat_kinds[i])) + step) % len(KINDS)]
-            c = replace(c, kinds=tuple(str(k) for k in seat_kinds))
+            seat_kinds, chosen = list(c.kinds), list(c.seat_strengths())
+            now = (seat_kinds[i], DEFAULT_STRENGTH if seat_kinds[i] == SeatKind.HUMAN
+                   else chosen[i])
+            seat_kinds[i], chosen[i] = SEAT_CHOICES[
+                (SEAT_CHOICES.index(now) + step) % len(SEAT_CHOICES)]
+            c = replace(c, kinds=tuple(seat_kinds), strengths=tuple(chosen))
         elif key == "first":
             c = replace(c, first=(c.first + step) % len(c.kinds))
         elif key.startswith("opt:"):

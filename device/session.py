@@ -20,7 +20,7 @@ import contextlib
 import logging
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,26 @@ WAKEUP_RACE = "wakeup"
 """The journal's decision kind of the wake-up race's slap (RI-2.3)."""
 WINDOW_RACE = "window"
 """The journal's decision kind of a slap window's decision (RI-6.3)."""
+
+
+STRENGTHS = ("easy", "normal", "hard")
+"""A computer player's strength, chosen per seat in the lobby."""
+DEFAULT_STRENGTH = "normal"
+BOT_KINDS = {"easy": "random", "normal": "heuristic", "hard": "hard"}
+"""The engine's bot kind (``Game.bots``) each strength plays with."""
+SLAP_PACE = {"easy": 1.3, "normal": 1.0, "hard": 0.8}
+"""Each strength's slap reaction time as a share of ``RaceTiming``'s mean and floor: an easy
+player slaps at about 650 ms, a hard one at about 400 ms (never faster than its floor)."""
+
+
+def strengths_for(kinds: Sequence[str], strengths: Sequence[str]) -> tuple[str, ...]:
+    """One strength per seat: ``strengths`` where it is a known word for a computer seat,
+    else :data:`DEFAULT_STRENGTH` (a person's seat, a short or missing list, an unknown
+    word)."""
+    return tuple(
+        strengths[i] if i < len(strengths) and strengths[i] in STRENGTHS
+        and kind == SeatKind.COMPUTER else DEFAULT_STRENGTH
+        for i, kind in enumerate(kinds))
 
 
 def device_seed_of(game_seed: int) -> int:
@@ -225,7 +245,8 @@ class JournalWriter:
 
 
 class GameSession:
-    """One game: ``plugin``, seat ``kinds`` (``"human"``/``"computer"`` per seat), the
+    """One game: ``plugin``, seat ``kinds`` (``"human"``/``"computer"`` per seat), each
+    computer seat's ``strengths`` (:data:`STRENGTHS`; missing: ``"normal"``), the
     position ``seed``, rule ``options``, the ``first`` seat, ``store`` (the game database;
     ``None``: the game is not kept).  The constructor does no I/O and deals nothing: call
     :meth:`start` (a new game) or build one with :meth:`resume`.  Raises ``EngineError``
@@ -240,21 +261,25 @@ class GameSession:
         *,
         first: Seat = 0,
         store: GameStore | None = None,
+        strengths: Sequence[str] = (),
     ) -> None:
         self.plugin = plugin
         self.engine = plugin.engine
         self.kinds = tuple(kinds)
+        self.strengths = strengths_for(self.kinds, strengths)
         self.seed = seed
         self.device_seed = device_seed_of(seed)
         self.record = GameRecord(plugin.name, seed, self.kinds, dict(options), first)
         self.pos: Any = None
         self._bot_rng = random.Random(0)
+        bots = plugin.engine.bots
         self.bots: dict[Seat, Bot[Any, Any]] = {
-            s: plugin.engine.bots["heuristic"](s, self._bot_rng)
+            s: bots.get(BOT_KINDS[self.strengths[s]], bots["heuristic"])(s, self._bot_rng)
             for s, k in enumerate(self.kinds) if k == SeatKind.COMPUTER}
         header = JournalHeader(game=plugin.name, seats=len(self.kinds), seed=seed,
                                options=dict(options), first=first,
-                               device_seed=self.device_seed, seat_kinds=self.kinds)
+                               device_seed=self.device_seed, seat_kinds=self.kinds,
+                               strengths=self.strengths)
         self.journal = JournalWriter(store, header)
 
     # ------------------------------------------------------------------ life
@@ -264,7 +289,7 @@ class GameSession:
         self.journal.header = JournalHeader(
             game=self.plugin.name, seats=len(self.kinds), seed=self.seed,
             options=self.record.options, first=first, device_seed=self.device_seed,
-            seat_kinds=self.kinds)
+            seat_kinds=self.kinds, strengths=self.strengths)
         self.pos = self.engine.new(len(self.kinds), self.seed, self.record.options, first)
         self.journal.append(DecisionRecord("start", {"first": first}))
 
@@ -291,7 +316,8 @@ class GameSession:
                 raise ValueError(f"unknown game {h.game!r}")
             if any(k not in tuple(SeatKind) for k in h.seat_kinds):
                 raise ValueError(f"unknown seat kind in {list(h.seat_kinds)}")
-            session = cls(plugin, h.seat_kinds, h.seed, h.options, first=h.first, store=store)
+            session = cls(plugin, h.seat_kinds, h.seed, h.options, first=h.first, store=store,
+                          strengths=h.strengths)
             session.pos = plugin.engine.new(h.seats, h.seed, dict(h.options), h.first)
             keep = session._replay(stored.records)
         except (ValueError, KeyError, TypeError) as err:  # EngineError is a ValueError
@@ -408,8 +434,15 @@ class GameSession:
         return str(action) if action in legal else str(legal[0])
 
     def computer_reactions(self, timing: RaceTiming) -> dict[Seat, int]:
-        """Every computer seat's slap reaction time for the window open now, in ns."""
-        return {s: computer_reaction_ns(self.rng(f"slap {s}"), timing) for s in self.bots}
+        """Every computer seat's slap reaction time for the window open now, in ns, paced
+        by its strength (:data:`SLAP_PACE`)."""
+        out = {}
+        for s in self.bots:
+            pace = SLAP_PACE[self.strengths[s]]
+            paced = replace(timing, mean_ms=timing.mean_ms * pace, sd_ms=timing.sd_ms * pace,
+                            floor_ms=timing.floor_ms * pace)
+            out[s] = computer_reaction_ns(self.rng(f"slap {s}"), paced)
+        return out
 
     @property
     def outcome(self) -> Any:
