@@ -50,7 +50,7 @@ MS = 1_000_000
 S = 1_000_000_000
 SLAP_SHOWN_NS = 4 * S
 """How long the slap winner's reaction time stays large on the table."""
-RESUMED = "Game restored where it stopped: SLAP to go on"
+RESUMED = "Game restored: SLAP to go on · BACK: lobby"
 """The TV's note after a power cut while the restored game waits (:attr:`Timing.resume_ns`)."""
 CUES = ("ring", "slap", "lay", "draw", "refusal", "round", "win")
 """The sound cues the flow gives (``cue(name)``): a RIIING! window opens, a slap wins it, a
@@ -131,6 +131,11 @@ class GameFlow:
         """A line the party must see (a damaged lobby.json, "Game resumed ..."), or ``""``."""
         self.last_event = ""
         self.slap_shown: tuple[int, int] | None = None
+        """The last won slap for the TV: ``(seat, reaction ms)``."""
+        self.slap_margin: tuple[int, int] | None = None
+        """With :attr:`slap_shown`: ``(runner-up seat, margin ms)`` when somebody else
+        slapped too ("Seat 2 by 12 ms over Seat 4"), else ``None``."""
+        self._unseated: set[int] = set()
         self.results: tuple[str, ...] = ()
         self.headline = ""
         self._timers: list[Timer] = []
@@ -177,6 +182,12 @@ class GameFlow:
         if self.held:
             self.go_on(now_ns)
             return
+        if not 0 <= press.seat < len(self.playing) and self.phase in (Phase.PLAY, Phase.WAKEUP):
+            if press.seat not in self._unseated:  # once a game: a button nobody sits at
+                self._unseated.add(press.seat)
+                self._flash(f"{seat_name(press.seat)}'s button is not in this game "
+                            f"({len(self.playing)} seats play)", now_ns)
+            return
         self.race.press(press, now_ns)
 
     def on_release(self, seat: int, t_ns: int) -> None:
@@ -203,7 +214,9 @@ class GameFlow:
             log.warning("%s: unknown handheld key %.30r ignored", seat_name(seat), key)
             return
         menu = self.playing[seat].menu
-        if self.held:
+        if self.held and k is Key.BACK:  # "continue the unfinished game?" no: the lobby
+            self.decline(now_ns)
+        elif self.held:
             self.go_on(now_ns)
         elif menu is not None:
             self._menu_key(seat, menu, k, now_ns)
@@ -248,7 +261,7 @@ class GameFlow:
         self._close_menus()
         self.phase = Phase.LOBBY
         self.session = None
-        self.slap_shown = None
+        self.slap_shown = self.slap_margin = None
         self.last_event = "Choose a game, then START"
         self.plugin = get_plugin(self.lobby.choices.game)
         self._make_hands()
@@ -335,12 +348,23 @@ class GameFlow:
         if self.timing.resume_ns <= 0:
             self.go_on(now_ns, held=False)
             return True
-        self._resumed = f"{RESUMED} (or wait {round(self.timing.resume_ns / S)} s)"
+        self._resumed = f"{RESUMED} (goes on in {round(self.timing.resume_ns / S)} s)"
         self.banner = f"{notice}  ·  {self._resumed}" if notice else self._resumed
         self.held = True
         self._timer(now_ns + self.timing.resume_ns, self.go_on, "restored game goes on")
         self.show_hands()
         return True
+
+    def decline(self, now_ns: int) -> None:
+        """The party does not want the restored game: it ends without a winner (never
+        offered again) and the lobby opens.  Nothing happens unless a game is held."""
+        if not self.held or self.session is None:
+            return
+        self.held = False
+        self._clear_resumed()
+        log.info("restored game declined; back to the lobby")
+        self.session.close(None, abandoned=True)
+        self.enter_lobby(now_ns)
 
     def go_on(self, now_ns: int, *, held: bool = True) -> None:
         """The restored game goes on: its computer players, slap windows and timers start
@@ -348,10 +372,7 @@ class GameFlow:
         if held and not self.held:
             return
         self.held = False
-        if self._resumed:
-            self.banner = self.banner.replace(f"  ·  {self._resumed}", "").replace(
-                self._resumed, "")
-            self._resumed = ""
+        self._clear_resumed()
         self.last_event = "The game goes on"
         log.info("restored game goes on")
         self._after_action((), now_ns)
@@ -403,7 +424,9 @@ class GameFlow:
             log.info("table: %s", line)
         if self.slap_shown is not None and any(e.kind == "slap" for e in events):
             seat, ms = self.slap_shown
-            self.last_event = f"{seat_name(seat)} slapped in {ms} ms"
+            self.last_event = f"{seat_name(seat)} slapped in {ms} ms" + (
+                f", by {self.slap_margin[1]} ms over {seat_name(self.slap_margin[0])}"
+                if self.slap_margin is not None else "")
         if self.on_action is not None:
             self.on_action(session.step)
         for name in self.plugin.cues(events):
@@ -453,7 +476,11 @@ class GameFlow:
         elif self.phase is Phase.PLAY:
             ms = decision.reaction_ns / MS
             self.cue("slap")
+            others = sorted((c.reaction_ns, c.seat) for c in decision.contenders
+                            if c.seat != decision.seat)
             self.slap_shown = (decision.seat, round(ms))
+            self.slap_margin = (others[0][1], round((others[0][0] - decision.reaction_ns) / MS)
+                                ) if others else None
             self.timers.call_at(
                 now_ns + SLAP_SHOWN_NS, self._clear_slap, "slap shown")
             self.submit(None, self.plugin.slap_action(decision.seat), now_ns,
@@ -473,8 +500,8 @@ class GameFlow:
         if not 0 <= seat < len(self.playing):
             return
         action = self.plugin.false_slap_action(session.pos, seat)
-        if action is not None:
-            self.submit(seat, action, now_ns)
+        if action is not None and self.submit(seat, action, now_ns):
+            self.playing[seat].hand.notice("False slap!")
 
     def _race_note(self, entry: LogEntry) -> None:
         describe = getattr(entry, "describe", None)
@@ -489,7 +516,7 @@ class GameFlow:
             self.session.note(str(getattr(entry, "kind", "note")), entry.to_json())
 
     def _clear_slap(self, now_ns: int) -> None:
-        self.slap_shown = None
+        self.slap_shown = self.slap_margin = None
 
     # ------------------------------------------------------------------ the end
     def _game_over(self, winner: int | None, reason: str, now_ns: int,
@@ -504,8 +531,13 @@ class GameFlow:
             self.cue("win")
         self.headline = f"{seat_name(winner)} WINS!" if winner is not None else "Game over"
         lines = list(self.plugin.results(session.pos))
-        for i, s in enumerate(session.record.slaps, 1):
-            what = "wake-up race" if s.race == WAKEUP_RACE else f"{self.plugin.window_name} #{i}"
+        windows = 0
+        for s in session.record.slaps:
+            if s.race == WAKEUP_RACE:
+                what = "wake-up race"
+            else:
+                windows += 1
+                what = f"{self.plugin.window_name} #{windows}"
             lines.append(f"{what}: {seat_name(s.seat)} in {s.ms:.0f} ms")
         self.results = tuple(lines[:11])
         self.last_event = "Game over"
@@ -535,11 +567,12 @@ class GameFlow:
         self.session = session
         self.plugin = session.plugin
         self.banner = ""
-        self.slap_shown = None
+        self.slap_shown = self.slap_margin = None
         self.results = ()
         for seat, kind in zip(self.seats, session.kinds, strict=False):
             seat.kind = SeatKind(kind)
         self.race = self._new_race(len(session.kinds))
+        self._unseated = set()
         self._make_hands()
 
     def _close_menus(self) -> None:
@@ -581,6 +614,21 @@ class GameFlow:
             self.banner = self.banner.replace(f"  ·  {self._store_shown}", "").replace(
                 self._store_shown, "")
             self._store_shown = ""
+
+    def _clear_resumed(self) -> None:
+        if self._resumed:
+            self.banner = self.banner.replace(f"  ·  {self._resumed}", "").replace(
+                self._resumed, "")
+            self._resumed = ""
+
+    def _flash(self, text: str, now_ns: int) -> None:
+        """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too)."""
+        log.warning("%s", text)
+        self.banner = f"{self.banner}  ·  {text}" if self.banner else text
+
+        def clear(now: int) -> None:
+            self.banner = self.banner.replace(f"  ·  {text}", "").replace(text, "")
+        self.timers.call_at(now_ns + NOTICE_NS, clear, "notice")
 
     def _clear_notice(self, notice: str) -> Callable[[int], None]:
         def clear(now_ns: int) -> None:

@@ -509,3 +509,81 @@ def test_the_flow_cues_a_ring_a_slap_and_a_win(display: TableDisplay) -> None:
     assert cues[-1] == "refusal"
     console.flow._game_over(1, "test", clock.now_ns())
     assert cues[-1] == "win"
+
+
+def test_back_declines_a_restored_game_and_it_is_not_offered_again(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """"Continue the unfinished game?" BACK on any handheld says no: the lobby opens and
+    the game is ended without a winner, so the next start does not offer it again."""
+    console, *_ = make(display, ("computer", "computer"), state_dir=tmp_path)
+    while console.record is not None and len(console.record.actions) < 4:
+        console.step()
+    console.close()
+    again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
+                                  skip_lobby=False, resume=True)
+    assert again.flow.held and "BACK: lobby" in again.model(clock.now_ns()).banner
+    queue.post(KeyPress(1, "back", clock.now_ns()))
+    again.step()
+    assert again.phase is Phase.LOBBY and not again.flow.held
+    assert "Game restored" not in again.model(clock.now_ns()).banner
+    again.close()
+    third, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
+                     resume=True)
+    assert third.phase is Phase.LOBBY
+    with GameDB.open(tmp_path) as db:
+        assert db.unfinished() is None and db.games()[0].outcome == "abandoned"
+
+
+def test_a_button_of_a_seat_not_in_the_game_is_said_once(display: TableDisplay) -> None:
+    """A 2-seat game on a 4-button console: seat 4's slap is no slap in the game, and the
+    TV says so once (not at every press), for a few seconds."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    queue = FakeQueue(clock)
+    console = Console(
+        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
+        seats=make_seats([open_hand_display(s, "dummy") for s in range(4)]),
+        choices=LobbyChoices(game="riiing", kinds=("human", "human")), game_seed=3,
+        skip_lobby=True)
+    console.start()
+    console.play_from(window_position(), clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None
+    queue.post(Press(3, clock.now_ns()))
+    console.step()
+    banner = console.model(clock.now_ns()).banner
+    assert banner.count("Seat 4's button is not in this game (2 seats play)") == 1
+    queue.post(Press(3, clock.now_ns()))
+    console.step()
+    assert console.model(clock.now_ns()).banner == banner
+    assert console.record is not None and console.record.actions == []
+    clock.advance(11 * S)
+    console.flow.timers.run_due(clock.now_ns())
+    assert "not in this game" not in console.model(clock.now_ns()).banner
+
+
+def test_the_slap_shows_its_margin_and_a_false_slap_is_said_on_its_hand(
+    display: TableDisplay
+) -> None:
+    """The TV says the winner's time and the margin to the next slapper ("by 40 ms over
+    Seat 1"); a false slap (no window open) is said on the slapper's own hand screen."""
+    console, clock, queue, _ = make(display, ("human", "human"))
+    console.play_from(window_position(), clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None
+    clock.advance(450 * MS)
+    queue.post(Press(1, t0 + 380 * MS))
+    queue.post(Press(0, t0 + 420 * MS))
+    console.step()
+    console.step()
+    assert console.flow.slap_shown == (1, 380) and console.flow.slap_margin == (0, 40)
+    assert console.flow.last_event == "Seat 2 slapped in 380 ms, by 40 ms over Seat 1"
+    false_slapper = console.flow.playing[0]
+    actions = len(console.record.actions) if console.record else 0
+    clock.advance(2 * S)
+    queue.post(Press(0, clock.now_ns()))
+    console.step()
+    assert console.record is not None and len(console.record.actions) == actions + 1
+    assert console.record.actions[-1].startswith("falseslap")
+    assert false_slapper.hand._message == "False slap!"
