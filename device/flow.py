@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -248,6 +249,16 @@ class GameFlow:
         elif self.lobby.change(1 if k is Key.SELECT else -1):
             self.start_game(now_ns)
             return
+        if self.lobby.clear_asked:
+            self.lobby.clear_asked = False
+            db = self.store.db()
+            if db is not None:
+                try:
+                    db.clear_leaderboard()
+                except StateError as err:
+                    self.store.failed(err)
+            self.lobby.board = self._board()
+            self.lobby.cursor = min(self.lobby.cursor, len(self.lobby.rows()) - 1)
         if self.lobby.choices.game != self.plugin.name:
             self.plugin = get_plugin(self.lobby.choices.game)
         self._make_hands()
@@ -263,6 +274,7 @@ class GameFlow:
         self.session = None
         self.slap_shown = self.slap_margin = None
         self.last_event = "Choose a game, then START"
+        self.lobby.board = self._board()
         self.plugin = get_plugin(self.lobby.choices.game)
         self._make_hands()
         self.show_hands()
@@ -603,6 +615,27 @@ class GameFlow:
             write_atomic(self.state_dir / "lobby.json", json.dumps(choices.to_json()))
         except OSError as err:
             log.error("cannot save the lobby choices in %s: %s", self.state_dir, err)
+
+    def _board(self) -> tuple[tuple[str, str], ...]:
+        """Tonight's leaderboard rows for the lobby (``GameDB.leaderboard``): the fastest
+        slaps and the games won per seat; none without a database or games."""
+        db = self.store.db()
+        if db is None:
+            return ()
+        try:
+            board = db.leaderboard()
+        except (StateError, sqlite3.Error, ValueError) as err:
+            log.warning("tonight's leaderboard cannot be read (%s)", err)
+            return ()
+        rows: list[tuple[str, str]] = []
+        fastest = sorted(board.fastest.items(), key=lambda kv: kv[1])[:3]
+        if fastest:
+            rows.append(("Fastest slaps", "  ".join(
+                f"{seat_name(seat)} {ms:.0f} ms" for seat, ms in fastest)))
+        wins = sorted(board.wins.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
+        if wins:
+            rows.append(("Games won", "  ".join(f"{seat_name(seat)}: {n}" for seat, n in wins)))
+        return tuple(rows)
 
     def _show_store_problem(self) -> None:
         """Name a state directory that cannot hold the games on the TV, while it lasts."""

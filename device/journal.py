@@ -21,6 +21,7 @@ The schema version is ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`).  Tables:
           outcome 'won' | 'abandoned' | NULL (unfinished), winner, summary JSON)
     records(game_id, seq, action, decision, data JSON)   -- action XOR decision
     slaps(game_id, seq, race, seat, reaction_ms, margin_ms, tie)
+    marks(name, value)   -- e.g. the newest game id when tonight's leaderboard was cleared
 
 so tonight's leaderboard (``SELECT seat, MIN(reaction_ms) FROM slaps ...``) and a game's
 history are queries (``python -m device history``, :mod:`device.history`).
@@ -39,6 +40,7 @@ semantics.
 
 from __future__ import annotations
 
+import calendar
 import contextlib
 import glob
 import json
@@ -116,8 +118,16 @@ CREATE TABLE slaps(
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
 CREATE INDEX games_unfinished ON games(id) WHERE outcome IS NULL;
+CREATE TABLE marks(
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
 """
-_TABLES = ("games", "records", "slaps")
+_TABLES = ("games", "records", "slaps", "marks")
+
+TONIGHT_HOURS = 12
+"""Tonight's leaderboard counts the games of the last this many hours (or since it was
+cleared, if that is later)."""
 
 class JournalError(ValueError):
     """A journal that cannot be read (a missing, torn or corrupt header: the message names
@@ -290,6 +300,22 @@ class StoredGame:
         return [r.action for r in self.records if isinstance(r, ActionRecord)]
 
 
+@dataclass(frozen=True)
+class Leaderboard:
+    """Tonight's leaderboard: ``fastest`` (seat -> fastest RIIING! slap in ms) and ``wins``
+    (seat -> games won); seats from 0."""
+
+    fastest: Mapping[int, float]
+    wins: Mapping[int, int]
+
+
+def _hours_before(iso: str, hours: int) -> str:
+    """ISO-8601 UTC text ``hours`` before ``iso`` (same format as :func:`utc_now`)."""
+    t = time.strptime(iso, "%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                         time.gmtime(calendar.timegm(t) - hours * 3600))
+
+
 def utc_now() -> str:
     """The wall-clock time as ISO-8601 UTC text, e.g. ``"2026-12-01T18:14:04Z"`` (for
     people and for ``history``; never used for game timing)."""
@@ -451,6 +477,44 @@ class GameDB(ClosesOnExit):
                 for r in self._c.execute(
                     "SELECT race, seat, reaction_ms, margin_ms, tie FROM slaps WHERE game_id = ?"
                     " ORDER BY seq", (game_id,))]
+
+    def leaderboard(self, now: str | None = None) -> Leaderboard:
+        """Tonight's leaderboard: each seat's fastest slap and games won, over the games
+        started in the last :data:`TONIGHT_HOURS` hours and after :meth:`clear_leaderboard`
+        (``now``: ISO-8601 UTC text, default the wall clock).  A row of the wrong shape is
+        skipped with one log line."""
+        since = _hours_before(now or utc_now(), TONIGHT_HOURS)
+        row = self._c.execute("SELECT value FROM marks WHERE name = 'leaderboard'").fetchone()
+        after = row[0] if row is not None and isinstance(row[0], int) else 0
+        fastest: dict[int, float] = {}
+        wins: dict[int, int] = {}
+        bad = 0
+        for seat, ms in self._c.execute(
+                "SELECT s.seat, MIN(s.reaction_ms) FROM slaps s JOIN games g ON g.id = "
+                "s.game_id WHERE g.started_at >= ? AND g.id > ? AND s.race = 'window' "
+                "GROUP BY s.seat", (since, after)):
+            if isinstance(seat, int) and 0 <= seat < 6 and isinstance(ms, int | float) \
+                    and 0 <= ms < 60_000:
+                fastest[seat] = float(ms)
+            else:
+                bad += 1
+        for seat, count in self._c.execute(
+                "SELECT winner, COUNT(*) FROM games WHERE started_at >= ? AND id > ? AND "
+                "outcome = 'won' AND winner IS NOT NULL GROUP BY winner", (since, after)):
+            if isinstance(seat, int) and 0 <= seat < 6 and isinstance(count, int):
+                wins[seat] = count
+            else:
+                bad += 1
+        if bad:
+            log.warning("%s: %d leaderboard rows of the wrong shape skipped", self.path, bad)
+        return Leaderboard(fastest, wins)
+
+    def clear_leaderboard(self) -> None:
+        """Start tonight's leaderboard afresh: only games after the newest one now count
+        (the games stay in the database)."""
+        with self._txn() as c:
+            c.execute("INSERT OR REPLACE INTO marks SELECT 'leaderboard', COALESCE(MAX(id), 0) "
+                      "FROM games")
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check``'s result: ``"ok"`` or its first problem (one line)."""

@@ -156,6 +156,11 @@ class Lobby:
     choices: LobbyChoices = field(default_factory=LobbyChoices)
     cursor: int = 0
     max_seats: int = 6
+    board: tuple[tuple[str, str], ...] = ()
+    """Tonight's leaderboard as ``(label, value)`` rows after START (the flow reads it from
+    the game database); with rows, a last row clears it."""
+    clear_asked: bool = False
+    """SELECT on the clear row: the flow clears the leaderboard and resets this."""
 
     def rows(self) -> list[tuple[str, str, str]]:
         """``(key, label, value)`` per row; ``key`` says what the row changes."""
@@ -174,6 +179,9 @@ class Lobby:
             shown = ("on" if v else "off") if isinstance(v, bool) else str(v)
             rows.append((f"opt:{opt.name}", opt.label, shown))
         rows.append(("start", "START", ""))
+        rows += [("board", label, value) for label, value in self.board]
+        if self.board:
+            rows.append(("clear", "Clear tonight's board", "SELECT"))
         return rows
 
     def model(self, hint: str) -> LobbyModel:
@@ -193,6 +201,8 @@ class Lobby:
         c = self.choices
         if key == "start":
             return step > 0
+        if key == "clear" and step > 0:
+            self.clear_asked = True
         if key == "game":
             games = list(PLUGINS)
             c = replace(c, game=games[(games.index(c.game) + step) % len(games)])

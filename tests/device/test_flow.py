@@ -587,3 +587,27 @@ def test_the_slap_shows_its_margin_and_a_false_slap_is_said_on_its_hand(
     assert console.record is not None and len(console.record.actions) == actions + 1
     assert console.record.actions[-1].startswith("falseslap")
     assert false_slapper.hand._message == "False slap!"
+
+
+def test_the_lobby_shows_tonights_leaderboard_and_clears_it(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """After a game the lobby lists tonight's fastest slaps and games won (from the game
+    database); SELECT on "Clear tonight's board" empties it."""
+    console, clock, queue, done = make(display, ("computer", "computer", "computer"),
+                                       state_dir=tmp_path)
+    while not done:
+        console.step()
+    console.flow.enter_lobby(clock.now_ns())
+    rows = console.flow.lobby.rows()
+    labels = [r[1] for r in rows]
+    assert "Games won" in labels and "Clear tonight's board" in labels
+    won = next(r[2] for r in rows if r[1] == "Games won")
+    assert won == f"Seat {done[0].winner + 1}: 1"
+    if done[0].slaps:
+        assert "Fastest slaps" in labels
+    console.flow.lobby.cursor = labels.index("Clear tonight's board")
+    queue.post(KeyPress(0, "select", clock.now_ns()))
+    console.step()
+    assert [r for r in console.flow.lobby.rows() if r[0] in ("board", "clear")] == []
+    assert console.phase is Phase.LOBBY

@@ -338,3 +338,32 @@ def test_write_atomic_removes_what_a_power_cut_left(tmp_path: Path) -> None:
     write_atomic(path, "choices")
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.json.ab12cd34.tmp",
                                                           "lobby.json"]
+
+
+def test_tonights_leaderboard_counts_recent_games_until_cleared(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Fastest RIIING! slap and games won per seat over the last 12 hours; a game from
+    yesterday and the wake-up race do not count; clearing starts afresh (games are kept);
+    a row of the wrong shape is one log line."""
+    with GameDB.open(tmp_path) as db:
+        old = db.new_game(HEADER, started_at="2026-11-30T08:00:00Z")
+        db.append(old, RECORDS[2], SlapRow("window", 0, 150.0, None, False))
+        db.end_game(old, winner=0)
+        for winner, ms in ((2, 412.0), (2, 380.5), (1, 300.0)):
+            g = db.new_game(HEADER, started_at="2026-12-01T19:00:00Z")
+            db.append(g, RECORDS[2], SlapRow("window", winner, ms, None, False))
+            db.append(g, RECORDS[2], SlapRow("wakeup", 0, 90.0, None, False))
+            db.end_game(g, winner=winner)
+        board = db.leaderboard(now="2026-12-01T21:00:00Z")
+        assert dict(board.fastest) == {2: 380.5, 1: 300.0}
+        assert dict(board.wins) == {2: 2, 1: 1}
+        db._c.execute("INSERT INTO slaps VALUES (?, 99, 'window', 'x', 1.0, NULL, 0)", (old + 1,))
+        with caplog.at_level("WARNING", logger="partytable"):
+            assert dict(db.leaderboard(now="2026-12-01T21:00:00Z").fastest) == {2: 380.5,
+                                                                                 1: 300.0}
+        assert "1 leaderboard rows of the wrong shape skipped" in caplog.text
+        db.clear_leaderboard()
+        board = db.leaderboard(now="2026-12-01T21:30:00Z")
+        assert (dict(board.fastest), dict(board.wins)) == ({}, {})
+        assert len(db.games()) == 4
