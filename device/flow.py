@@ -31,6 +31,7 @@ from device.journal import JournalError, StateError, write_atomic
 from device.lobby import Lobby, LobbyChoices
 from device.menu import MENU_KEY, MenuChoice, SeatMenu
 from device.phase import Phase
+from device.render.model import RoundEnd
 from device.seats import Seat, SeatKind
 from device.session import (
     WAKEUP_RACE,
@@ -69,13 +70,15 @@ class Timing:
     ``bot_move_ns``: how long a computer player waits before a move, so people can follow
     (architecture "Modes": about a second); ``wakeup_ns``: the wake-up race's limit (10 s,
     RI-2.3); ``gameover_ns``: how long the results stay before the lobby returns (0: until a
-    key); ``resume_ns``: how long a game restored after a power cut waits on the TV before
+    key); ``round_ns``: how long a round's end stays on the TV before play goes on (0: not
+    at all); ``resume_ns``: how long a game restored after a power cut waits on the TV before
     it goes on by itself (a slap or a key goes on at once; 0: at once); ``race``: the slap
     race's knobs (settle time, computer reaction times)."""
 
     bot_move_ns: int = 1 * S
     wakeup_ns: int = 10 * S
     gameover_ns: int = 0
+    round_ns: int = 4 * S
     resume_ns: int = 5 * S
     race: RaceTiming = field(default_factory=RaceTiming)
 
@@ -125,6 +128,8 @@ class GameFlow:
         """The game database (``device.session.GameStore``)."""
         self.held = False
         """A game restored after a power cut waits for a slap, a key or its timer."""
+        self.round_end: RoundEnd | None = None
+        """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
         self._store_shown = ""
         self._resumed = ""
         self.race = self._new_race(len(choices.kinds))
@@ -226,7 +231,7 @@ class GameFlow:
         elif self.phase is Phase.GAMEOVER:
             if k in (Key.SELECT, Key.BACK):
                 self.enter_lobby(now_ns)
-        elif self.phase is Phase.PLAY and self.playing[seat].is_human:
+        elif self.phase is Phase.PLAY and self.playing[seat].is_human and self.round_end is None:
             action = self.playing[seat].hand.key(k)
             if action is not None:
                 self.submit(seat, action, now_ns)
@@ -270,6 +275,7 @@ class GameFlow:
         self._cancel_timers()
         self.race.close(now_ns)
         self._close_menus()
+        self.round_end = None
         self.phase = Phase.LOBBY
         self.session = None
         self.slap_shown = self.slap_margin = None
@@ -449,6 +455,24 @@ class GameFlow:
         if outcome is not None:
             self._game_over(outcome.winner, outcome.reason, now_ns)
             return
+        ended = self.plugin.round_end(events, session.pos)
+        if ended is not None and self.timing.round_ns > 0:
+            # the round's end stays on the TV before anybody plays on (presentation only:
+            # the position, the journal and every seeded draw are the same)
+            self.round_end = ended
+            self._timer(now_ns + self.timing.round_ns, self._round_shown, "round shown")
+            self.show_hands()
+            return
+        self._play_on(events, now_ns)
+
+    def _round_shown(self, now_ns: int) -> None:
+        self.round_end = None
+        if self.phase is Phase.PLAY and self.session is not None:
+            self._play_on((), now_ns)
+
+    def _play_on(self, events: Sequence[Event], now_ns: int) -> None:
+        """Open the RIIING! window the position shows, or time the computer's move."""
+        session = self._session
         if self.plugin.window_open(session.pos):
             # RI-6.1: a reverse appeared; the device window opens at the flip that shows it
             self.cue("ring")
@@ -585,6 +609,7 @@ class GameFlow:
             seat.kind = SeatKind(kind)
         self.race = self._new_race(len(session.kinds))
         self._unseated = set()
+        self.round_end = None
         self._make_hands()
 
     def _close_menus(self) -> None:

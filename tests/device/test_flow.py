@@ -18,6 +18,7 @@ import pytest
 
 from device.console import Console, GameRecord, make_seats
 from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone, Quit, SimKey
+from device.flow import Timing
 from device.journal import ActionRecord, GameDB, StateError
 from device.lobby import LobbyChoices, load_choices
 from device.loop import Loop
@@ -611,3 +612,41 @@ def test_the_lobby_shows_tonights_leaderboard_and_clears_it(
     console.step()
     assert [r for r in console.flow.lobby.rows() if r[0] in ("board", "clear")] == []
     assert console.phase is Phase.LOBBY
+
+
+def test_a_round_end_stays_on_the_tv_for_four_seconds(display: TableDisplay) -> None:
+    """Right on Time: the action that wins a round is followed by at least 4 s of
+    "Seat N wins round 1" with the score (the TV's round_end), during which nobody plays
+    on; then the next round's play goes on and the banner goes.  The actions are the same
+    as without the hold (presentation only)."""
+    times: list[int] = []
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    console, _clock, _queue, done = make(display, ("computer", "computer"), "right-on-time",
+                                         on_action=lambda n: times.append(clock.now_ns()))
+    shown = None
+    while shown is None and not done:
+        console.step()
+        shown = console.flow.round_end
+    assert shown is not None and console.record is not None
+    assert shown.headline.endswith("wins round 1") and "Seat 1: " in shown.score
+    winner = int(shown.headline.split()[1]) - 1
+    assert shown.seat == winner and f"{shown.headline.split(' wins')[0]}: 1" in shown.score
+    at, count = clock.now_ns(), len(console.record.actions)
+    while len(console.record.actions) == count:
+        console.step()
+        if console.flow.round_end is not None:
+            assert clock.now_ns() - at < 4 * S + 1
+    assert times[-1] - at >= 4 * S and console.flow.round_end is None
+    while not done:
+        console.step()
+    clock2 = FakeClock(0)
+    other = TableDisplay("dummy", (480, 270), clock=clock2)
+    try:
+        plain, _c, _q, plain_done = make(other, ("computer", "computer"), "right-on-time",
+                                         timing=Timing(round_ns=0))
+        while not plain_done:
+            plain.step()
+    finally:
+        other.close()
+    assert plain_done[0].actions == done[0].actions
