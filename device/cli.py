@@ -30,6 +30,10 @@ GAMES = ("riiing", "right-on-time")
 ``device.games.PLUGINS``, written out so the parser needs no game imported (a test checks
 they agree)."""
 
+VOLUME = 7
+"""``--volume``'s default in the simulator: ``device.config.DEFAULT_VOLUME`` (a test checks
+they agree); hardware mode takes the config's ``[sound] volume`` unless the flag is given."""
+
 BOT_SLAP_MS = 500.0
 """``--bot-slap-ms``'s default: ``device.slap_race.RaceTiming().mean_ms`` (a test checks
 they agree)."""
@@ -92,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, default=None,
                    help="hardware mode: the config file (default /etc/partytable/config.toml "
                         "if present, else the bundled 4-seat build)")
+    p.add_argument("--volume", type=int, default=None, metavar="0-10",
+                   help=f"sound volume, 0 (silent) to 10 (default: the simulator {VOLUME}, "
+                        "hardware mode the config's [sound] volume)")
     p.add_argument("-v", "--verbose", action="store_true", help="log every action")
     return p
 
@@ -108,6 +115,8 @@ def check_args(args: argparse.Namespace) -> None:
         raise UsageError("--bot-move-ms must be 0 to 60000")
     if not 0 <= args.serial_seats <= len(SIM_SLAP_PINS):
         raise UsageError(f"--serial-seats must be 0 to {len(SIM_SLAP_PINS)}")
+    if args.volume is not None and not 0 <= args.volume <= 10:
+        raise UsageError("--volume must be 0 to 10")
 
 
 def sim_choices(

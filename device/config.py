@@ -25,6 +25,7 @@ The schema (every key; ``=`` a default, ``*`` required)::
     [[gpio.i2c_gpio]] bus*, sda*, scl*: an extra bit-banged bus
                     (``dtoverlay=i2c-gpio,bus=N,i2c_gpio_sda=S,i2c_gpio_scl=C``), bus 3-9
     [paths]         state_dir = "/var/lib/partytable" (absolute)
+    [sound]         volume = 7 (0 to 10; 0: silent, the audio device is never opened)
     [rules.<game>]  rule options the lobby starts from, checked by the engine
     [[seat]]        2 to 6 of them: slap_pin* (BCM; optional for kind "none")
     [seat.handheld] kind* = wired | serial | none
@@ -80,6 +81,7 @@ __all__ = [
     "PathsConfig",
     "SeatConfig",
     "SerialHandheld",
+    "SoundConfig",
     "WiredHandheld",
     "WiringLine",
     "bundled_text",
@@ -170,6 +172,12 @@ KINDS = ("wired", "serial", "none")
 
 MAX_LAG_MS = 500.0
 """A TV lag above this is a typo: TVs measure roughly 10-150 ms."""
+
+MAX_VOLUME = 10
+"""``[sound] volume``'s top: volumes are whole steps 0..10 (``device.sound.gain``)."""
+
+DEFAULT_VOLUME = 7
+"""``[sound] volume``'s default (and ``--volume``'s: ``device.cli``)."""
 
 MIN_SEATS, MAX_SEATS = 2, 6
 """Seats a table has (RI-2.4, RT-2.5)."""
@@ -295,6 +303,14 @@ class PathsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SoundConfig:
+    """``[sound]``: ``volume``, a whole step 0..:data:`MAX_VOLUME` (0: silent, the audio
+    device is never opened; ``device.sound.SoundPlayer``)."""
+
+    volume: int = DEFAULT_VOLUME
+
+
+@dataclass(frozen=True, slots=True)
 class Keys:
     """A wired handheld's four keys: BCM GPIO numbers (buttons to GND, internal pull-up)."""
 
@@ -385,6 +401,7 @@ class Config:
     display: DisplayConfig = DisplayConfig()
     gpio: GpioConfig = GpioConfig()
     paths: PathsConfig = PathsConfig()
+    sound: SoundConfig = SoundConfig()
     rules: tuple[tuple[str, tuple[tuple[str, StoredOption], ...]], ...] = ()
     source: str = "config"
 
@@ -689,13 +706,14 @@ class _PinUse:
 
 def _read(p: _Problems, raw: dict[str, Any], source: str) -> Config | None:
     """Check everything; the :class:`Config` (meaningful only when ``p`` stays empty)."""
-    known = ("display", "gpio", "paths", "rules", "seat")
+    known = ("display", "gpio", "paths", "rules", "seat", "sound")
     for name in raw:
         if name not in known:
             p.add(name, f"unknown key (known: {', '.join(known)})")
     display = _read_display(p, raw.get("display", {}))
     gpio = _read_gpio(p, raw.get("gpio", {}))
     paths = _read_paths(p, raw.get("paths", {}))
+    sound = _read_sound(p, raw.get("sound", {}))
     reads = _read_seats(p, raw.get("seat"))
     seats = [r.seat for r in reads or () if r.seat is not None]
     if reads is not None and gpio is not None:
@@ -704,11 +722,11 @@ def _read(p: _Problems, raw: dict[str, Any], source: str) -> Config | None:
         _check_serial_ids(p, seats)
     rules = _read_rules(p, raw.get("rules", {}), len(reads) if reads else MIN_SEATS)
     if p or display is None or gpio is None or paths is None or reads is None \
-            or len(seats) < len(reads) or rules is None:
+            or len(seats) < len(reads) or rules is None or sound is None:
         return None
     return Config(
-        seats=tuple(seats), display=display, gpio=gpio, paths=paths, rules=rules,
-        source=source,
+        seats=tuple(seats), display=display, gpio=gpio, paths=paths, sound=sound,
+        rules=rules, source=source,
     )
 
 
@@ -738,6 +756,17 @@ def _read_display(p: _Problems, value: object) -> DisplayConfig | None:
     if driver is None or lag_ms is None:
         return None
     return DisplayConfig(driver=driver, lag_ms=lag_ms)
+
+
+def _read_sound(p: _Problems, value: object) -> SoundConfig | None:
+    """``[sound]``."""
+    table = _table(p, "sound", value)
+    if table is None:
+        return None
+    _unknown(p, "sound", table, ("volume",))
+    volume = _int(p, "sound.volume", table.get("volume", DEFAULT_VOLUME),
+                  range(MAX_VOLUME + 1), f"a volume 0-{MAX_VOLUME} (0: silent)")
+    return None if volume is None else SoundConfig(volume=volume)
 
 
 def _read_gpio(p: _Problems, value: object) -> GpioConfig | None:
@@ -1276,6 +1305,7 @@ def format_config(config: Config) -> str:
         out += ["[[gpio.i2c_gpio]]", f"bus = {extra.bus}", f"sda = {extra.sda}"
                 + _pin_note(extra.sda), f"scl = {extra.scl}" + _pin_note(extra.scl), ""]
     out += ["[paths]", f"state_dir = {_toml(config.paths.state_dir)}", ""]
+    out += ["[sound]", f"volume = {config.sound.volume}  # 0 (silent) to {MAX_VOLUME}", ""]
     from device.games import PLUGINS
 
     for game_name in PLUGINS:

@@ -281,9 +281,11 @@ def hardware_console(
     timing: Timing | None = None,
     game_seed: int = 1,
     state_dir: Path | None = None,
+    cue: Callable[[str], None] | None = None,
 ) -> Console:
     """The console on ``rig``: the journal and lobby choices in ``state_dir`` (default the
-    config's, which is absolute), resuming an unfinished game after a power cut.
+    config's, which is absolute), resuming an unfinished game after a power cut; ``cue``
+    plays the flow's sound cues (``device.sound.SoundPlayer.play``; ``None``: silent).
 
     A computer-only config (:func:`computers_only`) skips the lobby: the game and options
     the lobby would offer (``lobby.json``, else the config's ``[rules]`` on the default
@@ -298,7 +300,7 @@ def hardware_console(
     return Console(clock=clock, queue=queue, presenter=_presenter(rig), seats=rig.seats,
                    choices=choices, game_seed=game_seed, timing=timing or Timing(),
                    state_dir=state, tickers=rig.tickers, notice=warning or "", resume=True,
-                   skip_lobby=skip_lobby)
+                   skip_lobby=skip_lobby, cue=cue)
 
 
 def _presenter(rig: Rig) -> Any:
@@ -351,7 +353,8 @@ def run_hardware(args: argparse.Namespace) -> int:
     shown on the TV while the service waits (:func:`serve`): exit 2 (bad config) or 1 (a
     driver) on SIGTERM, or 1 at once when the TV itself cannot open (systemd restarts it).
     ``PARTYTABLE_DEBUG_HANG`` arms the watchdog test's hang (:func:`device.events
-    .hang_on_signal`)."""
+    .hang_on_signal`).  Sound plays at the config's ``[sound] volume`` (``--volume``
+    overrides it) on SDL's default audio device; none is one log line and silence."""
     from device.cli import timing_of
     from device.events import hang_on_signal
     from device.notify import Notifier
@@ -364,13 +367,21 @@ def run_hardware(args: argparse.Namespace) -> int:
     timing = timing_of(args)
 
     def play(config: Config, rig: Rig) -> int:
-        console = hardware_console(config, rig, clock=clock, queue=queue, timing=timing,
-                                   game_seed=args.seed)
-        console.loop.tickers.append(notifier.watchdog_ticker)
-        console.start()
-        console.render(clock.now_ns())
-        notifier.ready("playing")  # the first frame is on the TV
-        console.run()
+        from device.sound import SoundPlayer
+
+        # the config's [sound] volume unless --volume is given; no audio device: one line
+        sound = SoundPlayer(config.sound.volume if args.volume is None else args.volume)
+        sound.open()
+        try:
+            console = hardware_console(config, rig, clock=clock, queue=queue, timing=timing,
+                                       game_seed=args.seed, cue=sound.play)
+            console.loop.tickers.append(notifier.watchdog_ticker)
+            console.start()
+            console.render(clock.now_ns())
+            notifier.ready("playing")  # the first frame is on the TV
+            console.run()
+        finally:
+            sound.close()
         return 0
 
     try:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from device.cli import SIM_SLAP_PINS, default_state_dir, sim_choices, timing_of
+from device.cli import SIM_SLAP_PINS, VOLUME, default_state_dir, sim_choices, timing_of
 from device.console import Console, make_seats
 from device.events import (
     Abandon,
@@ -168,14 +168,19 @@ class SimKeyboard:
 
 
 def run_sim(args: argparse.Namespace) -> int:
-    """``python -m device --sim`` with a display: the simulator window until ESC."""
+    """``python -m device --sim`` with a display: the simulator window until ESC, with
+    sound at ``--volume`` (default :data:`device.cli.VOLUME`) on the desktop's audio device
+    (``SDL_AUDIODRIVER`` picks another, e.g. ``disk``; none: one log line, silence)."""
     from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
-    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    from device.sound import SoundPlayer
+
     clock = MonotonicClock()
     queue = DeviceQueue()
 
     quit_on_signals(queue.post)  # before SDL starts: SDL then leaves the signals to us
+    sound = SoundPlayer(VOLUME if args.volume is None else args.volume)
+    sound.open()  # no audio device: one log line, and the simulator plays silently
     display = TableDisplay("window", (1600, 900), clock=clock)
     try:
         state_dir = (args.state_dir or default_state_dir()).absolute()
@@ -203,6 +208,7 @@ def run_sim(args: argparse.Namespace) -> int:
                 keymap=KEYMAP,
                 notice=warning or "",
                 resume=True,
+                cue=sound.play,
             )
             # keys are read fast while a slap window (or the wake-up race) is open
             console.loop.tickers.append(SdlPump(
@@ -217,6 +223,7 @@ def run_sim(args: argparse.Namespace) -> int:
                     handheld.stop()
     finally:
         display.close()
+        sound.close()
     return 0
 
 

@@ -83,7 +83,7 @@ NONE_SEAT = '\n[[seat]]\n[seat.handheld]\nkind = "none"\n'
 MALFORMED = [
     pytest.param(edit("lag_ms = 0.0", "lag_ms = = 0.0"), "toml",
                  f"line {LAG_LINE}, column 10: invalid value", id="toml-syntax"),
-    pytest.param(BUNDLED + "\n[sound]\nvolume = 3\n", "sound", "unknown key", id="unknown-top"),
+    pytest.param(BUNDLED + "\n[speaker]\nvolume = 3\n", "speaker", "unknown key", id="unknown-top"),
     pytest.param(edit("rotation = 0\n", "rotation = 0\ncolour = 1\n"),
                  "seat[0].handheld.colour", "unknown key (known:", id="unknown-handheld-key"),
     pytest.param(edit("back = 24 ", "").replace("select = 23, }", "select = 23 }"),

@@ -46,6 +46,27 @@ class RightOnTimePlugin(GamePlugin):
         """After the action that ends a round (RT-2.4): :data:`ROUND_PAUSE` delays."""
         return ROUND_PAUSE if any(e.kind == "round" for e in events) else 1
 
+    def cues(self, events: Sequence[Event]) -> tuple[str, ...]:
+        """``"lay"`` for a lay (``play``: RT-3, RT-4), ``"draw"`` for a card that went into
+        a hand (``draw``: RT-5.1 and a Ziehen! effect's draw, RT-4; a bonus ``swap``,
+        RT-6.4; not when the piles were dry), ``"round"`` for a round won (``round``:
+        RT-6.2) unless it also won the match (``match``: the flow plays the win); each
+        once, in the order they happened."""
+        match = any(e.kind == "match" for e in events)
+        cues: list[str] = []
+        for event in events:
+            if event.kind == "play":
+                name = "lay"
+            elif event.kind == "swap" or (event.kind == "draw" and event.cards):
+                name = "draw"
+            elif event.kind == "round" and not match:
+                name = "round"
+            else:
+                continue
+            if name not in cues:
+                cues.append(name)
+        return tuple(cues)
+
     def narrate(self, events: Sequence[Event]) -> str | None:
         """See :meth:`GamePlugin.narrate` (:mod:`device.games.right_on_time.narrate`)."""
         return narrate.narrate(events)

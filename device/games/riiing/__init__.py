@@ -47,6 +47,25 @@ class RiiingPlugin(GamePlugin):
         """RI-6.4: the position's ``slap_timeout_s`` option, in ns."""
         return int(pos.options.slap_timeout_s) * S
 
+    def cues(self, events: Sequence[Event]) -> tuple[str, ...]:
+        """``"lay"`` for a card played (``play``: RI-4.1, RI-5, and the demanded card a draw
+        turns up, RI-5.3), ``"draw"`` for cards that went into a hand (``draw``, ``take``,
+        a false slap's ``falseslap``: RI-5.3, RI-5.4, RI-6.5; not when the piles were dry);
+        each once, in the order they happened.  Riiing! has no rounds; the flow itself
+        cues the window (``window``), the slap and the win.  A card turned over by the
+        game (``flip``) makes no sound."""
+        cues: list[str] = []
+        for event in events:
+            if event.kind == "play":
+                name = "lay"
+            elif event.kind in ("draw", "take", "falseslap") and event.cards:
+                name = "draw"
+            else:
+                continue
+            if name not in cues:
+                cues.append(name)
+        return tuple(cues)
+
     def narrate(self, events: Sequence[Event]) -> str | None:
         """See :meth:`GamePlugin.narrate` (:mod:`device.games.riiing.narrate`)."""
         return narrate.narrate(events)
