@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint typecheck pytest bench clean check-python xvfb micropython \
-        install uninstall constraints
+        install uninstall constraints appliance-test appliance-tools
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: python3 is missing: install Python 3.11+ (e.g. apt-get install python3 python3-venv)"; exit 1; }
@@ -90,3 +90,19 @@ constraints: | check-python
 	if cmp -s "$$tmp/new" constraints.txt; then echo "constraints.txt: unchanged"; \
 	else mv "$$tmp/new" constraints.txt; \
 	  echo "constraints.txt: rewritten (run make test, then commit it)"; fi
+
+# make appliance-test (scripts/appliance): the appliance on a real systemd in a qemu VM — a
+# Debian Bookworm image (mmdebstrap, cached in ~/.cache/partytable/appliance), the project put
+# in by make install, READY, the watchdog, 30 power cuts (SIGKILL of qemu) with an exact resume
+# and an integrity check after each.  As root on Debian the tools come from apt; elsewhere it
+# says why it skips.  ARGS go to the harness (--cuts N, --seed S, --keep DIR, --nice N).
+APPLIANCE_APT := qemu-system-x86 qemu-utils mmdebstrap e2fsprogs
+appliance-tools:
+	@{ command -v qemu-system-x86_64 && command -v mmdebstrap && command -v mke2fs; } >/dev/null 2>&1 \
+	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && { apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	       --no-install-recommends $(APPLIANCE_APT) >/dev/null 2>&1; } \
+	  || echo "make: qemu-system-x86_64 not installed: apt-get install qemu-system-x86 mmdebstrap"; }
+
+appliance-test: $(STAMP) appliance-tools
+	$(BIN)/python -m scripts.appliance $(ARGS)
