@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
     from device.render.cards import CardPainter
     from device.render.icons import Symbol
+    from device.render.model import RoundEnd
     from device.render.table import TableScene, Zones
     from device.render.zones import Chip
 
@@ -132,6 +133,13 @@ class GamePlugin(ABC):
         computer player moves (1; more where people need time to read the TV, e.g. after
         a round ends)."""
         return 1
+
+    def round_end(self, events: Sequence[Event], pos: Any) -> RoundEnd | None:
+        """When an action with ``events`` ended a round and the game goes on (``pos``: the
+        position after it, the next round's): what the TV shows over the table while the
+        flow holds it (:class:`device.render.model.RoundEnd`: "Seat 1 wins round 1", the
+        score, the winning card), else ``None``.  Default none (a game without rounds)."""
+        return None
 
     def cues(self, events: Sequence[Event]) -> tuple[str, ...]:
         """The sound cues an action with ``events`` gives (``device.flow.CUES``: ``"lay"``,

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 import pygame
 
 from device.games.base import GamePlugin, OptionChoice
-from device.games.right_on_time import narrate, table
+from device.games.right_on_time import narrate, rounds, table
 from device.games.right_on_time.hand import LayComposer
 from device.render.cards import CardPainter
+from device.render.model import RoundEnd
 from device.render.palette import TEXT_DIM, Colour
 from device.render.zones import Chip
 from engine.core import Event, Seat
@@ -45,6 +46,10 @@ class RightOnTimePlugin(GamePlugin):
     def pause_after(self, events: Sequence[Event]) -> int:
         """After the action that ends a round (RT-2.4): :data:`ROUND_PAUSE` delays."""
         return ROUND_PAUSE if any(e.kind == "round" for e in events) else 1
+
+    def round_end(self, events: Sequence[Event], pos: Any) -> RoundEnd | None:
+        """See :meth:`GamePlugin.round_end` (:mod:`device.games.right_on_time.rounds`)."""
+        return rounds.round_end(events, self.engine.view(pos, None))
 
     def cues(self, events: Sequence[Event]) -> tuple[str, ...]:
         """``"lay"`` for a lay (``play``: RT-3, RT-4), ``"draw"`` for a card that went into
