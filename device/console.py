@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from device.events import Abandon, EventQueue, HandheldBack, HandheldGone, Quit, Redraw
-from device.flow import GameFlow, Timing
+from device.flow import GameFlow, Timing, VolumeKnob
 from device.games import GamePlugin
 from device.lobby import LobbyChoices
 from device.loop import Loop, Ticker
@@ -79,7 +79,8 @@ class Console:
     does not know (``SimKey``); ``notice``: a line for the TV until a game starts (e.g. a
     damaged lobby.json); ``resume``: continue an unfinished journaled game;
     ``skip_lobby``: start the lobby's game at once (the headless game); ``cue``: plays a
-    sound cue by name (``device.flow.CUES``).  The constructor does no I/O: :meth:`start`
+    sound cue by name (``device.flow.CUES``); ``volume``: the sound player, whose volume
+    the lobby's Volume row sets.  The constructor does no I/O: :meth:`start`
     (or :meth:`run`) does.
     """
 
@@ -103,6 +104,7 @@ class Console:
         notice: str = "",
         resume: bool = False,
         cue: Callable[[str], None] | None = None,
+        volume: VolumeKnob | None = None,
     ) -> None:
         if len(seats) < len(choices.kinds):
             raise ValueError(f"console: {len(choices.kinds)} seats chosen, "
@@ -118,7 +120,8 @@ class Console:
         self.flow = GameFlow(seats=self.seats, timers=self.loop.timers, post=queue.post,
                              choices=choices, game_seed=game_seed, timing=timing or Timing(),
                              state_dir=state_dir, on_game_over=on_game_over,
-                             on_action=on_action, cue=cue)
+                             on_action=on_action, cue=cue,
+                             volume=volume)
         self.flow.banner = notice
         self._resume = resume
         self._skip_lobby = skip_lobby

@@ -20,9 +20,9 @@ import json
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from device.arbiter import LogEntry, SlapDecision
 from device.games import GamePlugin, get_plugin
@@ -61,6 +61,12 @@ NEXT_GAME_NS = 8 * S
 """How long the results of a game of computer players only stay before the next deals."""
 NOTICE_NS = 10 * S
 """How long a notice from opening the game database (set aside, carried over) stays."""
+
+
+class VolumeKnob(Protocol):
+    """The sound player's volume step 0..10 (``device.sound.SoundPlayer``)."""
+
+    volume: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,17 +115,21 @@ class GameFlow:
         on_game_over: Callable[[GameRecord], None] | None = None,
         on_action: Callable[[int], None] | None = None,
         cue: Callable[[str], None] | None = None,
+        volume: VolumeKnob | None = None,
     ) -> None:
         self.seats = list(seats)
         self.cue: Callable[[str], None] = cue or (lambda name: None)
         """Plays sound cue ``name`` (:data:`CUES`); never raises (``device.sound``)."""
+        self.volume = volume
+        """The sound player's volume (the lobby's Volume row), or ``None``: no sound."""
         self.timers = timers
         self.post = post
         self.timing = timing
         self.state_dir = state_dir
         self.on_game_over = on_game_over
         self.on_action = on_action
-        self.lobby = Lobby(choices, max_seats=max(2, min(6, len(self.seats))))
+        self.lobby = Lobby(choices, max_seats=max(2, min(6, len(self.seats))),
+                           sound=volume is not None)
         self.game_seed = game_seed
         self.phase = Phase.LOBBY
         self.plugin: GamePlugin = get_plugin(choices.game)
@@ -164,6 +174,11 @@ class GameFlow:
             if not self.store.problem:
                 self.timers.call_at(now_ns + NOTICE_NS, self._clear_notice(self.banner),
                                     "database notice")
+        if self.volume is not None:  # the lobby's remembered volume, else the config's
+            if self.lobby.choices.volume is None:
+                self.lobby.choices = replace(self.lobby.choices, volume=self.volume.volume)
+            else:
+                self.volume.volume = self.lobby.choices.volume
         if resume and self.resume(now_ns):
             return
         if skip_lobby:
@@ -254,6 +269,10 @@ class GameFlow:
         elif self.lobby.change(1 if k is Key.SELECT else -1):
             self.start_game(now_ns)
             return
+        chosen = self.lobby.choices.volume
+        if self.volume is not None and chosen is not None and chosen != self.volume.volume:
+            self.volume.volume = chosen
+            self.cue("lay")  # a sample of the new volume
         if self.lobby.clear_asked:
             self.lobby.clear_asked = False
             db = self.store.db()
@@ -352,7 +371,8 @@ class GameFlow:
                       len(session.kinds), len(self.seats))
             return False
         choices = LobbyChoices(game=session.plugin.name, kinds=session.kinds,
-                               first=session.record.first, strengths=session.strengths)
+                               first=session.record.first, strengths=session.strengths,
+                               volume=self.lobby.choices.volume)
         offered = {o.name: o.values for o in session.plugin.lobby_options}
         for name, value in session.record.options.items():
             if value in offered.get(name, ()):

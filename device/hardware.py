@@ -52,7 +52,7 @@ from device.events import (
     quit_on_signals,
 )
 from device.fault_screen import Fault, FaultScreen
-from device.flow import Timing
+from device.flow import Timing, VolumeKnob
 from device.lobby import LobbyChoices, load_choices
 from device.loop import Ticker
 from device.seats import Handheld, Seat, SeatKind
@@ -282,10 +282,12 @@ def hardware_console(
     game_seed: int = 1,
     state_dir: Path | None = None,
     cue: Callable[[str], None] | None = None,
+    volume: VolumeKnob | None = None,
 ) -> Console:
     """The console on ``rig``: the journal and lobby choices in ``state_dir`` (default the
     config's, which is absolute), resuming an unfinished game after a power cut; ``cue``
-    plays the flow's sound cues (``device.sound.SoundPlayer.play``; ``None``: silent).
+    plays the flow's sound cues (``device.sound.SoundPlayer.play``; ``None``: silent);
+    ``volume``: the sound player, for the lobby's Volume row.
 
     A computer-only config (:func:`computers_only`) skips the lobby: the game and options
     the lobby would offer (``lobby.json``, else the config's ``[rules]`` on the default
@@ -300,7 +302,7 @@ def hardware_console(
     return Console(clock=clock, queue=queue, presenter=_presenter(rig), seats=rig.seats,
                    choices=choices, game_seed=game_seed, timing=timing or Timing(),
                    state_dir=state, tickers=rig.tickers, notice=warning or "", resume=True,
-                   skip_lobby=skip_lobby, cue=cue)
+                   skip_lobby=skip_lobby, cue=cue, volume=volume)
 
 
 def _presenter(rig: Rig) -> Any:
@@ -374,7 +376,7 @@ def run_hardware(args: argparse.Namespace) -> int:
         sound.open()
         try:
             console = hardware_console(config, rig, clock=clock, queue=queue, timing=timing,
-                                       game_seed=args.seed, cue=sound.play)
+                                       game_seed=args.seed, cue=sound.play, volume=sound)
             console.loop.tickers.append(notifier.watchdog_ticker)
             console.start()
             console.render(clock.now_ns())

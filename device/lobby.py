@@ -21,6 +21,9 @@ from device.seats import SeatKind
 from device.session import DEFAULT_STRENGTH, STRENGTHS, strengths_for
 from device.words import seat_name
 
+MAX_VOLUME = 10
+"""The loudest volume step (``device.sound``; 0 is silent)."""
+
 DEFAULT_GAME = next(iter(PLUGINS))
 """The game the lobby offers first."""
 
@@ -50,6 +53,8 @@ class LobbyChoices:
     options: tuple[tuple[str, tuple[tuple[str, int | bool], ...]], ...] = ()
     first: int = 0
     strengths: tuple[str, ...] = ()
+    volume: int | None = None
+    """The sound's volume step 0..10 chosen in the lobby (``None``: the config's)."""
 
     def __post_init__(self) -> None:
         # one strength per seat, always: equal choices compare equal however they were made
@@ -81,6 +86,7 @@ class LobbyChoices:
             "first": self.first,
             "options": {g: dict(o) for g, o in self.options},
             "strengths": list(self.seat_strengths()),
+            **({} if self.volume is None else {"volume": self.volume}),
         }
 
     @classmethod
@@ -118,8 +124,12 @@ class LobbyChoices:
         strengths = obj.get("strengths", [])
         if not isinstance(strengths, list) or not all(isinstance(x, str) for x in strengths):
             raise ValueError("lobby choices: 'strengths' must list easy/normal/hard")
+        volume = obj.get("volume")
+        if volume is not None and (isinstance(volume, bool) or not isinstance(volume, int)
+                                   or not 0 <= volume <= MAX_VOLUME):
+            raise ValueError(f"lobby choices: 'volume' must be 0 to {MAX_VOLUME}, got {volume!r}")
         return cls(game, tuple(kinds), tuple(sorted(options)), first,
-                   strengths_for(kinds, strengths))
+                   strengths_for(kinds, strengths), volume)
 
 
 def load_choices(path: Path | None) -> tuple[LobbyChoices, str | None]:
@@ -161,6 +171,8 @@ class Lobby:
     the game database); with rows, a last row clears it."""
     clear_asked: bool = False
     """SELECT on the clear row: the flow clears the leaderboard and resets this."""
+    sound: bool = False
+    """The console has a sound player: the lobby offers a Volume row."""
 
     def rows(self) -> list[tuple[str, str, str]]:
         """``(key, label, value)`` per row; ``key`` says what the row changes."""
@@ -178,6 +190,8 @@ class Lobby:
             v = values[opt.name]
             shown = ("on" if v else "off") if isinstance(v, bool) else str(v)
             rows.append((f"opt:{opt.name}", opt.label, shown))
+        if self.sound:
+            rows.append(("volume", "Volume", "off" if c.volume == 0 else str(c.volume)))
         rows.append(("start", "START", ""))
         rows += [("board", label, value) for label, value in self.board]
         if self.board:
@@ -221,6 +235,8 @@ class Lobby:
             c = replace(c, kinds=tuple(seat_kinds), strengths=tuple(chosen))
         elif key == "first":
             c = replace(c, first=(c.first + step) % len(c.kinds))
+        elif key == "volume":  # SELECT louder, BACK softer, within 0..10
+            c = replace(c, volume=max(0, min(MAX_VOLUME, (c.volume or 0) + step)))
         elif key.startswith("opt:"):
             name = key[4:]
             opt = next(o for o in _plugin(c.game).lobby_options if o.name == name)

@@ -208,7 +208,7 @@ def run_sim(args: argparse.Namespace) -> int:
                 keymap=KEYMAP,
                 notice=warning or "",
                 resume=True,
-                cue=sound.play,
+                cue=sound.play, volume=sound,
             )
             # keys are read fast while a slap window (or the wake-up race) is open
             console.loop.tickers.append(SdlPump(

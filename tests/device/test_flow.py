@@ -650,3 +650,46 @@ def test_a_round_end_stays_on_the_tv_for_four_seconds(display: TableDisplay) -> 
     finally:
         other.close()
     assert plain_done[0].actions == done[0].actions
+
+
+class Knob:
+    """A sound player's volume as the flow sees it (device.sound.SoundPlayer)."""
+
+    def __init__(self, volume: int) -> None:
+        self.volume = volume
+
+
+def test_the_lobby_volume_row_sets_the_sound_and_is_remembered(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """With a sound player the lobby has a Volume row starting at the config's volume:
+    SELECT makes it louder (a sample sound plays), BACK softer, within 0..10; the choice
+    is saved with the lobby's and set again at the next start."""
+    knob, cues = Knob(7), []
+    console, clock, queue, _ = make(display, ("human", "computer"), state_dir=tmp_path,
+                                    skip_lobby=False, volume=knob, cue=cues.append)
+    labels = [r[1] for r in console.flow.lobby.rows()]
+    row = labels.index("Volume")
+    assert console.flow.lobby.rows()[row][2] == "7"
+    console.flow.lobby.cursor = row
+    for key in ("select", "select", "select", "select", "back"):
+        queue.post(KeyPress(0, key, clock.now_ns()))
+        console.step()
+    assert knob.volume == 9 and cues == ["lay"] * 4
+    console.flow.lobby.cursor = labels.index("START")
+    queue.post(KeyPress(0, "select", clock.now_ns()))
+    console.step()
+    assert json.loads((tmp_path / "lobby.json").read_text())["volume"] == 9
+    console.close()
+    choices, warning = load_choices(tmp_path / "lobby.json")
+    assert warning is None and choices.volume == 9
+    again_knob = Knob(3)  # the config says 3; the lobby remembered 9
+    again = Console(
+        clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display, motion=False),
+        seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
+        choices=choices, game_seed=3, state_dir=tmp_path, volume=again_knob)
+    again.start()
+    assert again_knob.volume == 9
+    (tmp_path / "lobby.json").write_text(json.dumps({**choices.to_json(), "volume": 99}))
+    _, warning = load_choices(tmp_path / "lobby.json")
+    assert warning is not None and "'volume' must be 0 to 10" in warning and "\n" not in warning
