@@ -14,7 +14,8 @@ and ``notice(text)`` when the engine refused an action or something else must be
 
 This module holds what every game's composer shares: the lobby, wake-up and game-over
 screens, the prompt message and its alert, the cursor over the card strip (it follows the
-same card when the hand changes) and the strip's scrolling.  A game's composer adds the
+same card when the hand changes, starts on the only playable tile when there is one, and
+wraps around the ends) and the strip's scrolling.  A game's composer adds the
 tiles, what SELECT and BACK do, the header's condition and the prompt during play.  Seats
 are shown to people counting from 1 (seat 0 is "Seat 1"), as everywhere on the device;
 action texts keep the engine's 0-based seat numbers.
@@ -183,7 +184,8 @@ class HandComposer(ABC):
         ``view`` (the engine's view for this seat, or ``None``) and an optional one-line
         ``message`` for the prompt.
 
-        The cursor stays on the same card where that card is still in hand.  A view whose
+        The cursor stays on the same card where that card is still in hand, except that a
+        new view with exactly one playable tile starts on that tile.  A view whose
         legal actions or hand differ from the last one resets a half-composed action and
         re-arms SELECT after a submit.  Showing the same view again changes nothing (the
         message is kept unless a new one is given).  In the lobby and the wake-up race the
@@ -227,8 +229,8 @@ class HandComposer(ABC):
         if old_cursor_id in ids:
             self._cursor = ids.index(old_cursor_id)
         self._cursor = max(0, min(self._cursor, len(ids) - 1))
-        if changed and seat_view is not None and seat_view.legal == ("draw",) and ids:
-            self._cursor = len(ids) - 1  # nothing can be laid: start on the DRAW tile
+        if changed and seat_view is not None:
+            self._start_on_only_choice()
         self._scroll()
 
     def notice(self, text: str) -> None:
@@ -391,9 +393,17 @@ class HandComposer(ABC):
         return ids
 
     def _move(self, k: Key, count: int) -> None:
+        """LEFT/RIGHT move the cursor one tile, wrapping around the ends of the strip."""
         step = -1 if k is Key.LEFT else 1
-        self._cursor = max(0, min(count - 1, self._cursor + step))
+        self._cursor = (self._cursor + step) % count if count > 0 else 0
         self._scroll()
+
+    def _start_on_only_choice(self) -> None:
+        """Put the cursor on the one playable tile when exactly one is (e.g. the DRAW tile
+        when nothing can be laid, RI-4.2 / RT-5.1), so one SELECT does it."""
+        playable = [i for i, tile in enumerate(self._tiles()) if tile.playable]
+        if len(playable) == 1:
+            self._cursor = playable[0]
 
     def _scroll(self) -> None:
         count = len(self._tile_ids())

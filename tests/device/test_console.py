@@ -149,7 +149,8 @@ def test_illegal_key_is_refused_with_a_reason_on_that_hand(display: TableDisplay
     hand screen; the game goes on and a legal card then plays."""
     console, _clock, queue, _ = make_console(display, ("human", "human"))
     console.play_from(riiing_position(), console.clock.now_ns())
-    queue.post(KeyPress(0, "select", 0))  # cursor on 5C/>, condition '>' 7: illegal
+    queue.post(KeyPress(0, "left", 0))  # from 9S/O, the only legal card, round to 5C/>
+    queue.post(KeyPress(0, "select", 0))  # 5C/> under condition '>' 7: illegal
     console.step()
     screen = console.flow.playing[0].hand.screen()
     assert screen.alert and screen.prompt.startswith("No")
@@ -182,8 +183,7 @@ def test_bad_events_never_crash_and_the_game_goes_on(display: TableDisplay) -> N
         queue.post(event)
     console.step()
     assert console.phase == "play"
-    queue.post(KeyPress(0, "right", 0))
-    queue.post(KeyPress(0, "select", 0))
+    queue.post(KeyPress(0, "select", 0))  # the cursor starts on 9S/O, the only legal card
     console.step()
     assert console.record is not None and console.record.actions == ["play 9S/O"]
 

@@ -171,7 +171,7 @@ def test_scroll_arrows_follow_the_hidden_tiles() -> None:
     first = frame(riiing_model([]))
     assert lit(first, (WIDTH - 3, TILE_TOP, WIDTH - 1, TILE_BOTTOM)) > 0
     assert lit(first, (0, TILE_TOP, 2, TILE_BOTTOM)) == 0
-    last = frame(riiing_model([R] * 8))
+    last = frame(riiing_model([R] * 6))  # the last tile (one more wraps to the first)
     assert lit(last, (0, TILE_TOP, 2, TILE_BOTTOM)) > 0
     assert lit(last, (WIDTH - 3, TILE_TOP, WIDTH - 1, TILE_BOTTOM)) == 0
 
@@ -220,14 +220,14 @@ def test_target_picker_numbers_seats_from_one() -> None:
     ui = rot_ui([R, S, R, R, S])
     picker = ui.screen().picker
     assert picker is not None
-    assert picker.title == "WHO DRAWS?" and picker.options == ("2", "3", "ME")
+    assert picker.title == "WHO DRAWS A CARD?" and picker.options == ("2", "3", "ME")
     assert len(_boxes(frame(ui.screen()))) == 3
 
 
 def test_alert_prompt_is_inverted() -> None:
     """A refusal is drawn as an inverted prompt line; an ordinary prompt is not."""
     refused = riiing_model([R, S])
-    assert refused.alert and refused.prompt == "No: need > 6"
+    assert refused.alert and refused.prompt == "No: need higher than 6"
     assert lit(frame(refused), (0, PROMPT_TOP, WIDTH - 1, HEIGHT - 1)) > 0.6
     plain = riiing_model([R])
     assert lit(frame(plain), (0, PROMPT_TOP, WIDTH - 1, HEIGHT - 1)) < 0.3

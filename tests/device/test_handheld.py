@@ -185,12 +185,13 @@ def test_riiing_select_plays_the_card_under_the_cursor() -> None:
 
 
 def test_riiing_refused_play_shows_the_condition() -> None:
-    """SELECT on an unplayable card returns None and shows "No: need > 6" as an alert."""
+    """SELECT on an unplayable card returns None and says in words what the condition asks,
+    "No: need higher than 6", as an alert."""
     ui = get_plugin("riiing").hand(2)
     ui.show("play", rview(RHAND, RLEGAL))
     assert press(ui, [R, S]) == [None, None]
     model = ui.screen()
-    assert model.prompt == "No: need > 6"
+    assert model.prompt == "No: need higher than 6"
     assert model.alert
     assert press(ui, [L, S]) == [None, "play 7C/>"]
 
@@ -198,33 +199,35 @@ def test_riiing_refused_play_shows_the_condition() -> None:
 @pytest.mark.parametrize(
     ("condition", "last", "reason"),
     [
-        ("<", "6T/<", "No: need < 6"),
-        ("=", "6T/<", "No: need = 6"),
-        ("~", "6T/<", "No: need TOAST"),
-        ("E", "6T/<", "No: need EVEN"),
-        ("O", "6T/<", "No: need ODD"),
-        ("{2,5,8}", "6T/<", "No: need 2 5 8"),
+        ("<", "6T/<", "No: need lower than 6"),
+        ("=", "6T/<", "No: need a 6"),
+        ("~", "6T/<", "No: need a TOAST"),
+        ("E", "6T/<", "No: need an even number"),
+        ("O", "6T/<", "No: need an odd number"),
+        ("{2,5,8}", "6T/<", "No: need 2, 5 or 8"),
     ],
 )
 def test_riiing_refusal_names_each_condition(condition: str, last: str, reason: str) -> None:
-    """Each condition kind gives its own short refusal (RI-3.2)."""
+    """Each condition kind gives its own refusal in words (RI-3.2); the cursor starts on
+    the one playable card, so LEFT reaches the other."""
     ui = get_plugin("riiing").hand(2)
     ui.show("play", rview(["3S/E", "4A/<"], ["play 4A/<"], condition=condition, last_card=last))
-    ui.key(S)
+    assert ui.screen().cursor == 1
+    press(ui, [L, S])
     assert ui.screen().prompt == reason
 
 
 def test_riiing_refusal_under_demand_and_phone_chain() -> None:
-    """Under a demand the reason is "No: must play TOAST"; in a phone chain "No: PHONE or
-    TAKE" (RI-5.3, RI-5.4)."""
+    """Under a demand the reason is "No: must play a TOAST"; in a phone chain "No: PHONE or
+    take 2" (RI-5.3, RI-5.4)."""
     ui = get_plugin("riiing").hand(2)
     ui.show("play", rview(["3S/E", "4T/<"], ["play 4T/<"], demand="T"))
-    ui.key(S)
-    assert ui.screen().prompt == "No: must play TOAST"
+    press(ui, [L, S])
+    assert ui.screen().prompt == "No: must play a TOAST"
     assert ui.screen().condition == "TOAST!"
     ui.show("play", rview(["3S/E", "P/<"], ["play P/<", "take"], phones=2))
-    ui.key(S)
-    assert ui.screen().prompt == "No: PHONE or TAKE"
+    ui.key(S)  # the cursor stayed on 3S/E
+    assert ui.screen().prompt == "No: PHONE or take 2"
     assert ui.screen().condition == "PHONE x2"
 
 
@@ -236,17 +239,17 @@ def test_riiing_draw_tile_is_last_and_draws() -> None:
     assert [t.kind for t in tiles] == ["card", "card", "action"]
     assert tiles[-1].label == "+1" and tiles[-1].playable
     assert not tiles[0].playable
-    assert press(ui, [R, R, R, S]) == [None, None, None, "draw"]
+    assert ui.screen().cursor == 2  # the only choice
+    assert press(ui, [R, R, R, S]) == [None, None, None, "draw"]  # round the strip
 
 
 def test_riiing_draw_under_demand_says_until_symbol() -> None:
     """Under a demand the draw tile reads +? and the prompt names the symbol (RI-5.3)."""
     ui = get_plugin("riiing").hand(2)
     ui.show("play", rview(["3S/E"], ["draw"], demand="C"))
-    press(ui, [R])
     model = ui.screen()
     assert model.tiles[-1].label == "+?"
-    assert model.prompt == "SEL draw (COFFEE)"
+    assert model.prompt == "SEL: draw till a COFFEE"
     assert ui.key(S) == "draw"
 
 
@@ -320,7 +323,7 @@ def test_riiing_cursor_follows_the_same_card() -> None:
     ui2 = get_plugin("riiing").hand(2)
     ui2.show("play", rview(RHAND, RLEGAL))
     press(ui2, [R, R, R])
-    ui2.show("play", rview(("7C/>", "3S/E", "!T/~"), ["play 7C/>"]))  # 9A/< gone: clamp
+    ui2.show("play", rview(("7C/>", "3S/E", "!T/~"), ["play 7C/>", "play !T/~"]))  # clamp
     assert ui2.screen().cursor == 2
 
 
@@ -331,7 +334,7 @@ def test_riiing_scroll_arrows_and_visible_tiles() -> None:
     model = ui.screen()
     assert len(model.tiles) == VISIBLE_TILES
     assert model.scroll_right and not model.scroll_left
-    press(ui, [R] * 10)
+    press(ui, [R] * 6)
     model = ui.screen()
     assert model.scroll_left and not model.scroll_right
     assert model.cursor == VISIBLE_TILES - 1
@@ -386,39 +389,45 @@ def test_rot_tokens_read_every_action_form() -> None:
     assert rot_tokens("play J3") is None
 
 
-def test_rot_single_higher_card_takes_four_presses() -> None:
-    """A single higher card: move to it (2), SELECT, SELECT to confirm: 4 presses."""
+def test_rot_single_higher_card_takes_three_presses() -> None:
+    """A single higher card: LEFT wraps round to it, SELECT, SELECT to confirm: 3 presses;
+    the confirmation asks in words, "Lay 6?"."""
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(["2", "3", "6"], rot_legal(["2", "3", "6"], 4, 3, 0)))
-    assert press(ui, [R, R, S]) == [None, None, None]
-    assert ui.screen().prompt == "LAY 6? SEL"
+    assert press(ui, [L, S]) == [None, None]
+    model = ui.screen()
+    assert model.banner == ("Lay 6?",) and model.prompt == "SEL: yes  BACK: no"
+    assert model.tiles == () and model.cursor is None
     assert ui.key(S) == "play 6"
 
 
-def test_rot_pair_in_both_orders_takes_five_presses() -> None:
-    """A pair: move, SELECT, move, SELECT, SELECT: the first chosen goes down first."""
+def test_rot_pair_in_both_orders_takes_four_presses() -> None:
+    """A pair: move, SELECT, (the cursor starts on the only partner) SELECT, SELECT: the
+    first chosen goes down first, the words say which ends on top."""
     hand = ["2", "3", "6"]
     legal = rot_legal(hand, 4, 3, 0)
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(hand, legal))
-    assert press(ui, [R, S, L, S, S]) == [None, None, None, None, "play 3 2"]
+    assert press(ui, [R, S, S, S]) == [None, None, None, "play 3 2"]
     ui2 = get_plugin("right-on-time").hand(0)
     ui2.show("play", tview(hand, legal))
-    assert press(ui2, [S, R, S]) == [None, None, None]
-    assert ui2.screen().prompt == "LAY 2 3? SEL"
+    assert press(ui2, [S, S]) == [None, None]
+    assert ui2.screen().banner == ("Lay 2, then", "3 on top?")
     assert ui2.key(S) == "play 2 3"
 
 
 def test_rot_first_card_stays_raised_while_the_second_is_chosen() -> None:
-    """After the first SELECT the card is raised and only pair partners are playable."""
+    """After the first SELECT the card is raised, only pair partners are playable and the
+    cursor moves to the only one; SELECT on the raised card says a 2nd is needed."""
     hand = ["2", "3", "6"]
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(hand, rot_legal(hand, 4, 3, 0)))
     ui.key(S)
-    tiles = ui.screen().tiles
-    assert [t.raised for t in tiles] == [True, False, False]
-    assert [t.playable for t in tiles] == [False, True, False]
-    ui.key(S)  # SELECT on the raised card: it cannot go alone on a 4
+    model = ui.screen()
+    assert [t.raised for t in model.tiles] == [True, False, False]
+    assert [t.playable for t in model.tiles] == [False, True, False]
+    assert model.cursor == 1 and model.prompt == "Lay 2, then which?"
+    press(ui, [L, S])  # SELECT on the raised card: it cannot go alone on a 4
     assert ui.screen().prompt == "No: pick a 2nd card"
 
 
@@ -429,22 +438,31 @@ def test_rot_pair_with_joker_value_takes_six_presses() -> None:
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(hand, rot_legal(hand, 4, 3, 0)))
     assert press(ui, [S, R, S]) == [None] * 3
-    picker = ui.screen().picker
-    assert picker is not None
-    assert picker.title == "JOKER =" and picker.options == ("1", "2", "3", "4")
+    model = ui.screen()
+    assert model.picker is not None
+    assert model.picker.title == "JOKER COUNTS AS?"
+    assert model.picker.options == ("1", "2", "3", "4")
+    assert model.prompt == "Lay Joker, then 2 on top"
     assert press(ui, [R, S]) == [None, None]
-    assert ui.screen().prompt == "LAY J=2 2? SEL"
+    assert ui.screen().banner == ("Lay Joker as 2,", "then 2 on top?")
     assert ui.key(S) == "play J=2 2"
 
 
-def test_rot_joker_alone_offers_only_higher_values() -> None:
-    """A Joker alone on a 4 offers 5, 6, 7 only (RT-3.1, RT-3.4)."""
+def test_rot_joker_alone_offers_only_higher_values_and_the_picker_wraps() -> None:
+    """A Joker alone on a 4 offers 5, 6, 7 only (RT-3.1, RT-3.4); RIGHT past 7 wraps to 5
+    and LEFT from 5 to 7."""
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(["J", "7"], rot_legal(["J", "7"], 4, 3, 0)))
     ui.key(S)  # no partner <= 4: "alone" is taken at once, the value picker shows
     picker = ui.screen().picker
     assert picker is not None and picker.options == ("5", "6", "7")
-    assert press(ui, [R, R, R, S, S]) == [None, None, None, None, "play J=7"]
+    press(ui, [R, R, R])
+    picker = ui.screen().picker
+    assert picker is not None and picker.cursor == 0
+    press(ui, [L])
+    picker = ui.screen().picker
+    assert picker is not None and picker.options[picker.cursor] == "7"
+    assert press(ui, [S, S]) == [None, "play J=7"]
 
 
 def test_rot_joker_alone_or_in_a_pair() -> None:
@@ -453,10 +471,10 @@ def test_rot_joker_alone_or_in_a_pair() -> None:
     hand = ["J", "2"]
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(hand, rot_legal(hand, 4, 3, 0)))
-    assert ui.screen().prompt == "SEL J: alone/pair"
+    assert ui.screen().prompt == "SEL Joker: alone or pair"
     ui.key(S)
     model = ui.screen()
-    assert model.prompt == "SEL: J alone"
+    assert model.prompt == "SEL: lay Joker alone"
     assert [(t.raised, t.playable) for t in model.tiles] == [(True, True), (False, True)]
     ui.key(S)
     picker = ui.screen().picker
@@ -465,48 +483,60 @@ def test_rot_joker_alone_or_in_a_pair() -> None:
 
 
 def test_rot_du_bist_target_takes_four_presses() -> None:
-    """Du bist! alone: SELECT (alone and effect are automatic), target picker starts on the
-    left neighbour; move once, SELECT, confirm: 4 presses for "play D5 >2"."""
+    """Du bist! alone, the only card that can be laid: the cursor starts on it; SELECT
+    (alone and effect are automatic), the target picker starts on the left neighbour;
+    move once, SELECT, confirm: 4 presses for "play D5 >2", asked as "Seat 3 goes
+    next?"."""
     hand = ["D5", "1"]
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(hand, rot_legal(hand, 4, 4, 0), seats=4))
     assert ui.key(S) is None
-    picker = ui.screen().picker
-    assert picker is not None
-    assert picker.title == "WHO GOES NEXT?"
-    assert picker.options == ("2", "3", "4") and picker.cursor == 0
+    model = ui.screen()
+    assert model.picker is not None
+    assert model.picker.title == "WHO GOES NEXT?"
+    assert model.picker.options == ("2", "3", "4") and model.picker.cursor == 0
+    assert model.prompt == "Lay Du bist! 5"
     assert press(ui, [R, S]) == [None, None]
-    assert ui.screen().prompt == "LAY D5 >3? SEL"  # seat index 2 is "Seat 3" to people
+    assert ui.screen().banner == ("Lay Du bist! 5:", "Seat 3 goes next?")  # seat index 2
     assert ui.key(S) == "play D5 >2"
 
 
 def test_rot_ziehen_may_target_me_and_skips_out_seats() -> None:
     """Ziehen! offers every seat still in, this seat last as "ME", never an out seat
-    (RT-4.2)."""
+    (RT-4.2); choosing ME asks "you draw a card?"."""
     hand = ["Z7", "1"]
     legal = rot_legal(hand, 4, 4, 1, out=[3])
     ui = get_plugin("right-on-time").hand(1)
     ui.show("play", tview(hand, legal, seats=4, seat=1, out=(3,)))
     ui.key(S)
     picker = ui.screen().picker
-    assert picker is not None and picker.title == "WHO DRAWS?"
+    assert picker is not None and picker.title == "WHO DRAWS A CARD?"
     assert picker.options == ("3", "1", "ME")
-    assert press(ui, [R, R, S, S]) == [None, None, None, "play Z7 @1"]
+    assert press(ui, [R, R, S]) == [None, None, None]
+    assert ui.screen().banner == ("Lay Ziehen! 7:", "you draw a card?")
+    assert ui.key(S) == "play Z7 @1"
 
 
 def test_rot_two_effects_choose_which_then_target() -> None:
-    """Du bist! and Ziehen! together: pick the effect (DU/ZIE), then its target (RT-4.3)."""
+    """Du bist! and Ziehen! together: pick the effect (DU BIST! / ZIEHEN!), then its target
+    (RT-4.3); the confirmation names both cards and the effect."""
     hand = ["D3", "Z2"]
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(hand, rot_legal(hand, 4, 3, 0)))
-    press(ui, [S, R, S])
-    picker = ui.screen().picker
-    assert picker is not None
-    assert picker.title == "WHICH EFFECT?" and picker.options == ("DU", "ZIE")
+    press(ui, [S, S])
+    model = ui.screen()
+    assert model.picker is not None
+    assert model.picker.title == "WHICH EFFECT?"
+    assert model.picker.options == ("DU BIST!", "ZIEHEN!")
+    assert model.prompt == "Du bist! 3 + Ziehen! 2"  # the sentence is too wide here
     press(ui, [R, S])
     picker = ui.screen().picker
     assert picker is not None and picker.options == ("2", "3", "ME")
-    assert press(ui, [S, S]) == [None, "play D3 Z2 @1"]
+    ui.key(S)
+    assert ui.screen().banner == (
+        "Lay Du bist! 3,", "then Ziehen! 2 on top:", "Seat 2 draws a card?"
+    )
+    assert ui.key(S) == "play D3 Z2 @1"
 
 
 def test_rot_effect_with_single_target_is_automatic() -> None:
@@ -516,8 +546,10 @@ def test_rot_effect_with_single_target_is_automatic() -> None:
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(hand, rot_legal(hand, 4, 3, 0, out=[2]), seats=3, out=(2,)))
     ui.key(S)
-    assert ui.screen().picker is None
-    assert ui.screen().prompt == "LAY D5 >2? SEL"
+    model = ui.screen()
+    assert model.picker is None
+    assert model.banner == ("Lay Du bist! 5:", "Seat 2 goes next?")
+    assert model.prompt == "SEL: yes  BACK: no"
     assert ui.key(S) == "play D5 >1"
 
 
@@ -529,10 +561,12 @@ def test_rot_bonus_swap() -> None:
     tiles = ui.screen().tiles
     assert [t.kind for t in tiles] == ["card", "card", "bonus"]
     assert tiles[2].playable
-    assert press(ui, [R, R, S]) == [None, None, None]
-    assert ui.screen().prompt == "Swap J for? BACK"
+    assert press(ui, [L]) == [None]
+    assert ui.screen().prompt == "SEL: swap bonus Joker in"
+    assert press(ui, [S]) == [None]
+    assert ui.screen().prompt == "Swap Joker in for which?"
     assert press(ui, [L, S]) == [None, None]
-    assert ui.screen().prompt == "SWAP J for 3? SEL"
+    assert ui.screen().banner == ("Swap Joker in,", "put 3 under the pile?")
     assert ui.key(S) == "bonus J 3"
 
 
@@ -541,10 +575,11 @@ def test_rot_draw_when_no_lay() -> None:
     is refused with a reason; the draw is confirmed (RT-5.1)."""
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(["2"], ["draw"], top_value=6))
+    assert ui.screen().cursor == 1 and ui.screen().prompt == "SEL: draw a card"
     assert press(ui, [L, S]) == [None, None]
-    assert ui.screen().prompt == "No: no lay, DRAW"
+    assert ui.screen().prompt == "No lay: draw a card"
     assert press(ui, [R, S]) == [None, None]
-    assert ui.screen().prompt == "DRAW a card? SEL"
+    assert ui.screen().banner == ("Draw a card?",)
     assert ui.key(S) == "draw"
 
 
@@ -555,13 +590,13 @@ def test_rot_back_steps_back_one_choice() -> None:
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(hand, rot_legal(hand, 4, 3, 0)))
     press(ui, [S, R, S, R, R, S])
-    assert ui.screen().prompt == "LAY J=3 2? SEL"
+    assert ui.screen().banner == ("Lay Joker as 3,", "then 2 on top?")
     ui.key(B)
     picker = ui.screen().picker
     assert picker is not None and picker.options[picker.cursor] == "3"
     ui.key(B)
     model = ui.screen()
-    assert model.picker is None
+    assert model.picker is None and model.banner == ()
     assert [t.raised for t in model.tiles] == [True, False]
     ui.key(B)
     assert not any(t.raised for t in ui.screen().tiles)
@@ -569,17 +604,18 @@ def test_rot_back_steps_back_one_choice() -> None:
 
 
 def test_rot_refusal_reasons() -> None:
-    """A low card without a partner: "No: need >4 or pair"; a high second card: "No: pair
-    needs <=4"; off turn: "Not your turn"."""
+    """A low card without a partner: "No: above 4 or a pair"; a high second card: "No:
+    each 4 or less"; off turn: "Not your turn"."""
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(["2", "6"], rot_legal(["2", "6"], 4, 3, 0)))
-    ui.key(S)
-    assert ui.screen().prompt == "No: need >4 or pair"
+    assert ui.screen().cursor == 1  # the 6 is the only card that can be laid
+    press(ui, [L, S])
+    assert ui.screen().prompt == "No: above 4 or a pair"
     ui2 = get_plugin("right-on-time").hand(0)
     hand = ["2", "3", "6"]
     ui2.show("play", tview(hand, rot_legal(hand, 4, 3, 0)))
-    press(ui2, [S, R, R, S])
-    assert ui2.screen().prompt == "No: pair needs <=4"
+    press(ui2, [S, R, S])
+    assert ui2.screen().prompt == "No: each 4 or less"
     ui3 = get_plugin("right-on-time").hand(0)
     ui3.show("play", tview(hand, [], to_move=1))
     assert ui3.key(S) is None
@@ -617,13 +653,13 @@ def test_rot_opening_lay_offers_any_single_card() -> None:
 
 
 def test_rot_only_the_legal_subset_is_offered() -> None:
-    """When legal holds "play 3 J=2" but not "play J=2 3", the Joker cannot go first and
-    the picker after 3 offers only 2."""
+    """When legal holds "play 3 J=2" but not "play J=2 3", the Joker cannot go first; after
+    3 the cursor starts on the Joker and its only value is taken at once."""
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(["3", "J"], ["play 3 J=2"]))
     assert [t.playable for t in ui.screen().tiles] == [True, False]
-    press(ui, [S, R, S])
-    assert ui.screen().prompt == "LAY 3 J=2? SEL"  # the only value is taken at once
+    press(ui, [S, S])
+    assert ui.screen().banner == ("Lay 3, then", "Joker as 2 on top?")
     assert ui.key(S) == "play 3 J=2"
 
 

@@ -5,18 +5,24 @@ each Joker's value, which effect, the effect's target, RT-3 and RT-4; or a bonus
 the hand card it replaces, RT-6.4; or ``draw``, RT-5.1).  At every step only the choices
 that lead to some action in ``view.legal`` are offered; a step with exactly one choice left
 (alone, a value, an effect, a target) is taken automatically; BACK undoes the last choice
-made by a key; the complete lay is shown for confirmation before SELECT returns it.  The
-shared parts (phases, cursor, scrolling, messages) are
+made by a key; the complete lay is asked in words on the screen's banner ("Lay 7, then
+Joker as 1 on top?", "Lay Du bist! 5: Seat 3 goes next?") before SELECT returns it.  The
+prompt line speaks words too ("SEL 2: alone or pair", "Lay 2, then which?"), never
+notation.  The cursor and the pickers wrap around; a step with one playable tile starts
+on it.  The shared parts (phases, cursor, scrolling, messages) are
 :class:`device.hand_ui.HandComposer`'s.  Action texts are read by the engine's own
-``parse_action`` and cards by its ``RotCard``.
+``parse_action`` and cards by its ``RotCard``; lines are measured with the hand screen's
+own font (``device.render.hand.text_width``) so none is cut.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from device.hand_ui import PROMPT_CHARS, HandComposer, Key, Picker, SeatView, Tile
+from device.games.right_on_time.narrate import card_words
+from device.hand_ui import HandComposer, HandScreenModel, Key, Picker, SeatView, Tile
+from device.render.hand import WIDTH, text_width
 from device.words import seat_name
 from engine.core import NotationError
 from engine.right_on_time.actions import BonusSwap, Draw, Play, parse_action
@@ -29,6 +35,19 @@ Token = tuple[str, str]
 
 _END: Token = ("end", "")
 _AUTO_KINDS = frozenset({"alone", "value", "effect", "target", "swap"})
+
+BANNER_BIG, BANNER_SMALL = 18, 10
+"""Font sizes of the hand screen's banner lines (``device.render.hand``: the first line
+big, the others small)."""
+BANNER_WIDTH = WIDTH - 4
+"""Widest banner line, px (the renderer cuts lines wider than the screen less 2 px)."""
+CONFIRM_LINES = 3
+"""Most banner lines of a confirmation (the banner's 41 rows hold one big, two small)."""
+CONFIRM_PROMPT = "SEL: yes  BACK: no"
+"""The prompt line under a confirmation."""
+PROMPT_WIDTH = WIDTH - 4
+"""Widest prompt text, px (the renderer draws it at 11 px, or 10 px when that is too
+wide)."""
 
 
 def rot_tokens(text: str) -> tuple[Token, ...] | None:
@@ -58,6 +77,15 @@ def rot_tokens(text: str) -> tuple[Token, ...] | None:
     if action.effect is not None:
         out += [("effect", action.effect.kind), ("target", str(action.effect.seat))]
     return (*out, _END)
+
+
+def _fit(*texts: str) -> str:
+    """The first of ``texts`` whose ink fits the prompt line at 10 px (the renderer's
+    smaller size), else the last one."""
+    for text in texts:
+        if text_width(text, 10) <= PROMPT_WIDTH:
+            return text
+    return texts[-1]
 
 
 def rot_value(code: str) -> int | None:
@@ -254,10 +282,9 @@ class LayComposer(HandComposer):
             return None
         step, opts = self._step()
         if step == "picker":
-            if k is Key.LEFT:
-                self._picker_cursor = max(0, self._picker_cursor - 1)
-            elif k is Key.RIGHT:
-                self._picker_cursor = min(len(opts) - 1, self._picker_cursor + 1)
+            if k in (Key.LEFT, Key.RIGHT):  # the picker wraps around like the strip
+                step_by = -1 if k is Key.LEFT else 1
+                self._picker_cursor = (self._picker_cursor + step_by) % len(opts)
             else:
                 self._choose(_Choice(opts[min(self._picker_cursor, len(opts) - 1)]))
             return None
@@ -297,6 +324,9 @@ class LayComposer(HandComposer):
     def _choose(self, choice: _Choice) -> None:
         self._choices.append(choice)
         self._picker_cursor = 0
+        if self._step()[0] == "strip":  # e.g. the one card that pairs with the first
+            self._start_on_only_choice()
+            self._scroll()
 
     def _back(self) -> None:
         """Undo the last choice made by a key; on a picker, re-highlight that choice."""
@@ -312,7 +342,8 @@ class LayComposer(HandComposer):
             self._picker_cursor = 0
 
     def _rot_reason(self, view: RightOnTimeView, tile: Tile) -> str:
-        """Why the tile under the cursor is not a choice now, in about 21 characters."""
+        """Why the tile under the cursor is not a choice now, in words that fit the prompt
+        line (about 21 characters; 10 px text for the longest)."""
         prefix = self._prefix()
         top = view.top_value
         if prefix:
@@ -324,35 +355,110 @@ class LayComposer(HandComposer):
                 return "No: pick a 2nd card"
             value = rot_value(view.hand[self._cursor])
             if top is not None and value is not None and value > top:
-                return f"No: pair needs <={top}"
+                return f"No: each {top} or less"  # RT-3.2
             return "No: not with that"
         if not any(t[0][0] == "card" for t in self._plans):
-            return "No: no lay, DRAW" if "draw" in view.legal else "No: can't lay"
+            return "No lay: draw a card" if "draw" in view.legal else "No: can't lay"
         if tile.kind == "action":
             return "No: you can lay"
         code = view.hand[self._cursor] if tile.kind == "card" else ""
         value = rot_value(code)
         if code == "J" and top == 7:
-            return "No: J can't beat 7"
+            return "No: Joker can't beat 7"  # RT-3.4
         if top is not None and value is not None and value <= top:
-            return f"No: need >{top} or pair"
+            return f"No: above {top} or a pair"  # RT-3.1, RT-3.2
         return "No: can't lay that"
 
-    def _lay_text(self, prefix: Sequence[Token]) -> str:
-        """A composed (maybe partial) action for people: ``"3 J=2 @2"`` (seats from 1)."""
-        words: list[str] = []
-        cards = [t[1] for t in prefix if t[0] == "card"]
-        values = [t[1] for t in prefix if t[0] == "value"]
-        for code in cards:
-            if code == "J":
-                words.append("J=" + (values.pop(0) if values else "?"))
-            else:
-                words.append(code)
+    def _chunks(self, prefix: Sequence[Token]) -> list[str]:
+        """The composed (maybe partial) action as a sentence in unbreakable chunks, for
+        people (seats from 1, cards in words, RT-3, RT-4, RT-5.1, RT-6.4): ``["Lay",
+        "7,", "then", "Joker as 1 on top"]``, ``["Lay", "Du bist! 5:", "Seat 3 goes
+        next"]``, ``["Draw a card"]``, ``["Swap", "Joker in,", "put", "3", "under the
+        pile"]`` (a bonus card swapped in, RT-6.4)."""
+        if prefix and prefix[0][0] == "draw":
+            return ["Draw a card"]
+        if prefix and prefix[0][0] == "bonus":
+            out = ["Swap", f"{card_words(prefix[0][1])} in"]
+            swap = next((t[1] for t in prefix if t[0] == "swap"), None)
+            if swap is not None:
+                out[-1] += ","
+                out += ["put", card_words(swap), "under the pile"]
+            return out
+        names = self._names(prefix)
+        out = ["Lay"]
+        if len(names) == 2:
+            out += [names[0] + ",", "then", names[1] + " on top"]
+        else:
+            out += names
         effect = next((t[1] for t in prefix if t[0] == "effect"), None)
         target = next((t[1] for t in prefix if t[0] == "target"), None)
-        if effect is not None:
-            words.append(effect + (str(int(target) + 1) if target is not None else "?"))
-        return " ".join(words)
+        if effect is not None and target is not None:
+            me = int(target) == self.seat
+            if effect == ">":  # RT-4.1 (RT-9.5: the layer itself)
+                words = "you go again" if me else f"{seat_name(int(target))} goes next"
+            else:  # RT-4.2
+                words = "you draw a card" if me else f"{seat_name(int(target))} draws a card"
+            out[-1] += ":"
+            out.append(words)
+        return out
+
+    @staticmethod
+    def _names(prefix: Sequence[Token]) -> list[str]:
+        """The cards chosen in ``prefix`` in words, a Joker with its value once chosen
+        (``["2", "Joker as 3"]``)."""
+        values = [t[1] for t in prefix if t[0] == "value"]
+        names: list[str] = []
+        for code in (t[1] for t in prefix if t[0] == "card"):
+            if code == "J" and values:
+                names.append(f"Joker as {values.pop(0)}")
+            else:
+                names.append(card_words(code))
+        return names
+
+    def _picker_prompt(self, prefix: Sequence[Token]) -> str:
+        """The prompt under a picker: the lay so far as a sentence (``"Lay Joker, then 2 on
+        top"``), or its cards joined by ``+`` when the sentence is too wide (``"Du bist! 2
+        + Joker as 3"``), or the keys when even that is."""
+        return _fit(
+            " ".join(self._chunks(prefix)), " + ".join(self._names(prefix)),
+            "< > pick  BACK undo",
+        )
+
+    def _banner_lines(self, chunks: Sequence[str]) -> tuple[str, ...]:
+        """``chunks`` as a question on the hand screen's banner: the first line in the
+        banner's big font, the rest in its small one (``device.render.hand``: 18 px, then
+        10 px), at most :data:`CONFIRM_LINES` lines, each fitting the screen's width."""
+        lines: list[str] = []
+        current = ""
+        size = BANNER_BIG
+        words = list(chunks)
+        if words:
+            words[-1] += "?"
+        for chunk in words:
+            trial = f"{current} {chunk}".strip()
+            if not current or text_width(trial, size) <= BANNER_WIDTH:
+                current = trial
+                continue
+            lines.append(current)
+            current, size = chunk, BANNER_SMALL
+        if current:
+            lines.append(current)
+        if len(lines) > CONFIRM_LINES:
+            lines[CONFIRM_LINES - 1 :] = [" ".join(lines[CONFIRM_LINES - 1 :])]
+        return tuple(lines)
+
+    def screen(self) -> HandScreenModel:
+        """See :meth:`HandComposer.screen`; a complete action waiting for SELECT is asked
+        in words on the banner instead of the card strip ("Lay 7, then / Joker as 1 on
+        top?"), with the keys' meaning on the prompt line."""
+        model = super().screen()
+        if self._rot() is None or not self._confirming() or self._message:
+            return model
+        banner = self._banner_lines(self._chunks(self._prefix()))
+        return replace(
+            model, banner=banner, tiles=(), cursor=None, scroll_left=False,
+            scroll_right=False, prompt="Sent..." if self._pending else CONFIRM_PROMPT,
+        )
 
     def _rot_prompt(self, view: RightOnTimeView, tiles: Sequence[Tile]) -> str:
         if view.winner is not None:
@@ -365,41 +471,42 @@ class LayComposer(HandComposer):
             return "Sent..."
         prefix = self._prefix()
         step = self._step()[0]
-        lay = self._lay_text(prefix)
         if step == "confirm":
-            if prefix[0][0] == "draw":
-                return "DRAW a card? SEL"
-            if prefix[0][0] == "bonus":
-                return f"SWAP {prefix[0][1]} for {prefix[1][1]}? SEL"
-            return f"LAY {lay}? SEL"
+            return CONFIRM_PROMPT
         if step == "picker":
-            text = f"LAY {lay} BACK undo"
-            return text if len(text) <= PROMPT_CHARS else f"LAY {lay} BACK"
+            return self._picker_prompt(prefix)
         tile = tiles[self._cursor] if tiles else None
         if prefix and prefix[0][0] == "bonus":
-            return f"Swap {prefix[0][1]} for? BACK"
+            name = card_words(prefix[0][1])
+            return _fit(f"Swap {name} in for which?", f"Swap in {name} for?",
+                        "Put which card away?")
         if prefix:
-            first = prefix[0][1]
+            first = card_words(prefix[0][1])
             if tile is not None and tile.raised and tile.playable:
-                return f"SEL: {first} alone"
-            return f"{first} + 2nd card? BACK"
+                return _fit(f"SEL: lay {first} alone", f"SEL: {first} alone")
+            return _fit(f"Lay {first}, then which?", f"Lay {first}, then?", "Then which card?")
         if tile is None:
             return ""
         if tile.kind == "action":
-            return "SEL draw (no lay)" if tile.playable else "< > move"
+            return "SEL: draw a card" if tile.playable else "You can lay: no draw"
         if tile.kind == "bonus":
-            return f"SEL swap {tile.label} in" if tile.playable else "< > move"
+            name = card_words(view.bonus[self._cursor - len(view.hand)])
+            if not tile.playable:
+                return "Bonus: not now"
+            return _fit(f"SEL: swap bonus {name} in", f"SEL: swap {name} in", "SEL: swap it in")
         if not tile.playable:
             if not any(t[0][0] == "card" for t in self._plans):
-                return "No lay: DRAW"
-            return "< > move  SEL lay"
+                return "No lay: draw a card"
+            top = view.top_value
+            return f"Need above {top} or pair" if top is not None else "Can't lay that"
         code = view.hand[self._cursor]
+        name = card_words(code)
         nxt = self._options((("card", code),))
         if all(t[0] != "card" for t in nxt):
-            return f"SEL lay {tile.label}" if code != "J" else "SEL lay Joker"
+            return f"SEL: lay {name}"
         if ("alone", "") in nxt:
-            return f"SEL {tile.label}: alone/pair"
-        return f"SEL {tile.label} + 2nd card"
+            return _fit(f"SEL {name}: alone or pair", f"SEL {name}: alone/pair", f"SEL: {name}")
+        return _fit(f"SEL: {name} and another", f"SEL: {name} + 2nd", f"SEL: {name}")
 
     def _rot_picker(self) -> Picker | None:
         step, opts = self._step()
@@ -411,7 +518,7 @@ class LayComposer(HandComposer):
             if t[0] == "target":
                 labels.append("ME" if int(t[1]) == self.seat else str(int(t[1]) + 1))
             elif t[0] == "effect":
-                labels.append("DU" if t[1] == ">" else "ZIE")
+                labels.append("DU BIST!" if t[1] == ">" else "ZIEHEN!")
             elif t[0] == "end":
                 labels.append("OK")
             else:
@@ -420,13 +527,13 @@ class LayComposer(HandComposer):
         if kind == "value":
             jokers = sum(1 for t in prefix if t == ("card", "J"))
             done = sum(1 for t in prefix if t[0] == "value")
-            title = "JOKER =" if jokers < 2 else ("1ST JOKER =" if done == 0 else "2ND JOKER =")
+            title = "JOKER COUNTS AS?" if jokers < 2 else (
+                "1ST JOKER AS?" if done == 0 else "2ND JOKER AS?")
         elif kind == "effect":
             title = "WHICH EFFECT?"
         elif kind == "target":
             effect = next((t[1] for t in prefix if t[0] == "effect"), ">")
-            title = "WHO GOES NEXT?" if effect == ">" else "WHO DRAWS?"
+            title = "WHO GOES NEXT?" if effect == ">" else "WHO DRAWS A CARD?"
         else:
             title = "CHOOSE"
         return Picker(title, tuple(labels), min(self._picker_cursor, len(labels) - 1))
-

@@ -1,19 +1,22 @@
 """Riiing!'s hand composer (``rules/riiing.md``): one seat's handheld during play.
 
 LEFT/RIGHT move the cursor over the hand plus a final tile ``DRAW`` (RI-4.2, RI-5.3) or
-``TAKE k`` (RI-5.4) when that action is legal; SELECT plays the card under the cursor /
-draws / takes; BACK clears a message.  Slaps come from the slap button, never from the
-handheld.  The shared parts (phases, cursor, scrolling, messages) are
-:class:`device.hand_ui.HandComposer`'s.
+``TAKE k`` (RI-5.4) when that action is legal, wrapping around the ends; a new turn with a
+single playable tile starts on it.  SELECT plays the card under the cursor / draws /
+takes; BACK clears a message.  The prompt line says in words what SELECT does or what the
+condition asks ("SEL: play 7 COFFEE", "Need higher than 6"), never in notation.  Slaps
+come from the slap button, never from the handheld.  The shared parts (phases, cursor,
+scrolling, messages) are :class:`device.hand_ui.HandComposer`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from device.games.riiing.words import read_condition, symbol_of, word
+from device.games.riiing.narrate import a_word
+from device.games.riiing.words import card_words, read_condition, symbol_of, word
 from device.hand_ui import HandComposer, Key, SeatView, Tile
-from device.words import seat_name
+from device.words import count_words, seat_name
 from engine.riiing.cards import RiiingCard
 from engine.riiing.view import RiiingView
 
@@ -33,8 +36,35 @@ def hand_condition(view: RiiingView) -> str:
     return read_condition(view.condition, view.last_card).short()
 
 
+def need_words(view: RiiingView) -> str:
+    """What the condition in force asks for, in words for the prompt line (RI-3.2 .. RI-3.5):
+    ``"higher than 6"``, ``"lower than 6"``, ``"a 6"``, ``"a COFFEE"``, ``"an even
+    number"``, ``"an odd number"``, ``"2, 5 or 8"``, ``"an ALARM"``; ``"any card"`` when it
+    is open."""
+    cond = read_condition(view.condition, view.last_card)
+    if cond.is_open:
+        return "any card"
+    if cond.kind == ">":
+        return f"higher than {cond.number}"
+    if cond.kind == "<":
+        return f"lower than {cond.number}"
+    if cond.kind == "=":
+        return f"a {cond.number}"
+    if cond.kind == "~":
+        return a_word(cond.symbol)
+    if cond.kind == "E":
+        return "an even number"
+    if cond.kind == "O":
+        return "an odd number"
+    if cond.kind == "one_of":
+        nums = [str(n) for n in cond.numbers]
+        return ", ".join(nums[:-1]) + f" or {nums[-1]}" if len(nums) > 1 else "".join(nums)
+    return "another card"
+
+
 def _reason(view: RiiingView, seat: int) -> str:
-    """Why the card or tile under the cursor cannot be played now, in about 21 characters."""
+    """Why the card or tile under the cursor cannot be played now, in words that fit the
+    prompt line (about 21 characters, 10 px text for the longest)."""
     if view.winner is not None:
         return "Game over"
     if view.window is not None:
@@ -42,15 +72,13 @@ def _reason(view: RiiingView, seat: int) -> str:
     if view.to_move != seat:
         return "Not your turn"
     if view.demand is not None:
-        return f"No: must play {word(view.demand)}"
+        return f"No: must play {a_word(view.demand)}"
     if view.phones:
-        return "No: PHONE or TAKE"
+        return f"No: PHONE or take {view.phones}"
     cond = read_condition(view.condition, view.last_card)
     if cond.is_open or cond.kind in ("reverse", "unknown"):
         return "No: can't play that"
-    if cond.kind == "~":
-        return f"No: need {word(cond.symbol)}"
-    return f"No: need {cond.short()}"
+    return f"No: need {need_words(view)}"
 
 
 class RiiingHand(HandComposer):
@@ -141,12 +169,16 @@ class RiiingHand(HandComposer):
         tile = tiles[self._cursor] if tiles else None
         if tile is not None and tile.kind == "action":
             if tile.tag == "draw":
-                return f"SEL draw ({word(view.demand)})" if view.demand else "SEL draw a card"
-            return f"SEL take {view.phones} cards" if view.phones else "SEL take"
-        if view.demand is not None:
-            return f"Must play {word(view.demand)}"
-        if view.phones:
-            return f"PHONE x{view.phones}: P or take"
+                if view.demand:  # RI-5.3: drawn until the demanded symbol comes
+                    return f"SEL: draw till {a_word(view.demand)}"
+                return "SEL: draw a card"
+            return f"SEL: take {count_words(max(1, view.phones), 'card')}"
         if tile is not None and tile.playable:
-            return "SEL play  < > move"
-        return "< > move  SEL play"
+            return f"SEL: play {card_words(view.hand[self._cursor])}"
+        if view.demand is not None:
+            return f"Must play {a_word(view.demand)}"
+        if view.phones:
+            return f"Play a PHONE or take {view.phones}"
+        if not any(t.playable and t.kind == "card" for t in tiles):
+            return "No card fits: draw"
+        return f"Need {need_words(view)}"
