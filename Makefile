@@ -96,7 +96,7 @@ constraints: | check-python
 # in by make install, READY, the watchdog, 30 power cuts (SIGKILL of qemu) with an exact resume
 # and an integrity check after each.  As root on Debian the tools come from apt; elsewhere it
 # says why it skips.  ARGS go to the harness (--cuts N, --seed S, --keep DIR, --nice N).
-APPLIANCE_APT := qemu-system-x86 qemu-utils mmdebstrap e2fsprogs
+APPLIANCE_APT := qemu-system-x86 mmdebstrap e2fsprogs
 appliance-tools:
 	@{ command -v qemu-system-x86_64 && command -v mmdebstrap && command -v mke2fs; } >/dev/null 2>&1 \
 	  || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \

@@ -30,6 +30,7 @@ last lines of its output.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -41,7 +42,7 @@ import sys
 import time
 import tomllib
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -291,15 +292,23 @@ def _debootstrap(root: Path, mirror: str, packages: Sequence[str]) -> str:
                               str(root), mirror], timeout=1500)
 
 
-def ensure_base(repo: Path, cache: Path, log: Log, *, mirror: str = DEFAULT_MIRROR) -> Base:
-    """The base for ``repo``: from ``cache`` when its key is there, else built (a few
-    minutes) and cached, other keys' bases removed so the cache holds one.  Runs under an
-    exclusive lock on ``<cache>/lock``.  Raises :class:`BuildError`."""
-    inputs = base_inputs(repo, mirror)
-    key = base_key(inputs)
+@contextlib.contextmanager
+def cache_lock(cache: Path, *, exclusive: bool) -> Iterator[None]:
+    """``flock`` on ``<cache>/lock``: exclusive to build or remove a base, shared to copy
+    one, so two runs at once neither build twice nor copy a base being removed."""
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+
+
+def ensure_base(repo: Path, cache: Path, log: Log, *, mirror: str = DEFAULT_MIRROR) -> Base:
+    """The base for ``repo``: from ``cache`` when its key is there, else built (a few
+    minutes) and cached, other keys' bases removed so the cache holds one (an exclusive
+    :func:`cache_lock`).  Raises :class:`BuildError`."""
+    inputs = base_inputs(repo, mirror)
+    key = base_key(inputs)
+    with cache_lock(cache, exclusive=True):
         done = cache / f"base-{key}"
         if (done / "complete").exists():
             log(f"base image: cached ({done})")
@@ -344,7 +353,8 @@ def make_run_disk(base: Base, repo: Path, guest: Path, work: Path, log: Log,
     :data:`GUEST_FILES`) laid in; the copied tree is removed afterwards.  Raises
     :class:`BuildError`."""
     root = work / "rootfs"
-    run("copy base", ["cp", "-a", "--reflink=auto", str(base.rootfs), str(root)])
+    with cache_lock(base.rootfs.parent.parent, exclusive=False):
+        run("copy base", ["cp", "-a", "--reflink=auto", str(base.rootfs), str(root)])
     try:
         # the computer-only config first: make install keeps a config that is there
         for name, dest in GUEST_FILES.items():
