@@ -30,9 +30,9 @@ from device.games import GamePlugin
 from device.lobby import LobbyChoices
 from device.loop import Loop, Ticker
 from device.phase import Phase
-from device.render.model import SeatBadge, TableModel
+from device.render.model import RoundEnd, SeatBadge, TableModel
 from device.seats import Handheld, Seat, SeatKind
-from device.session import GameRecord
+from device.session import WINDOW_RACE, GameRecord
 from drivers.clock import Clock
 from drivers.keys import KeyPress
 from drivers.slap import Press, Release
@@ -127,6 +127,7 @@ class Console:
         self._skip_lobby = skip_lobby
         self._started = False
         self._force = True
+        self._odd_logged: set[str] = set()
 
     # ---------------------------------------------------------------- life
     def start(self) -> None:
@@ -225,7 +226,15 @@ class Console:
 
     # ---------------------------------------------------------------- output
     def model(self, now_ns: int) -> TableModel:
-        """The table display's model at ``now_ns`` (public information only)."""
+        """The table display's model at ``now_ns`` (public information only).
+
+        From the flow: the seats, banners, last event, countdown, the latest slap
+        (``flow.slap_shown``: ``(seat, ms)``) with its margin (``flow.slap_margin``:
+        ``(runner-up seat, ms)`` or ``None``), the round just ended (``flow.round_end``, a
+        :class:`~device.render.model.RoundEnd` or ``None``); at game over the plugin's
+        ``win_reason`` and every decided slap window's ``(seat, ms)`` from the session's
+        record.  A value of the wrong shape is left out (one log line per kind), never an
+        error."""
         flow = self.flow
         playing = flow.playing
         seats = tuple(SeatBadge(s.index, s.name, str(s.kind), connected=s.handheld.connected)
@@ -238,6 +247,13 @@ class Console:
         pos = flow.pos
         view = flow.plugin.engine.view(pos, None) if pos is not None else None
         lobby = flow.lobby.model(LOBBY_HINT) if flow.phase is Phase.LOBBY else None
+        slap = self._pair("flow.slap_shown", getattr(flow, "slap_shown", None))
+        margin = self._pair("flow.slap_margin", getattr(flow, "slap_margin", None))
+        round_end = getattr(flow, "round_end", None)
+        if round_end is not None and not isinstance(round_end, RoundEnd):
+            self._odd("flow.round_end", round_end)
+            round_end = None
+        over = flow.phase is Phase.GAMEOVER
         return TableModel(
             game=flow.plugin,
             phase=flow.phase,
@@ -245,12 +261,42 @@ class Console:
             seats=seats,
             last_event=flow.last_event,
             deadline_ns=flow.race.deadline_ns,
-            slap=flow.slap_shown,
+            slap=slap,
+            slap_margin=margin if slap is not None else None,
+            round_end=round_end,
             results=flow.results,
+            win_reason=flow.plugin.win_reason(pos) if over and pos is not None else "",
+            reactions=self._reactions() if over else (),
             banner="  ·  ".join(notes),
             lobby=lobby,
             keymap=self.keymap,
         )
+
+    def _odd(self, what: str, value: object) -> None:
+        """Log once per kind that a flow value for the TV has the wrong shape."""
+        if what not in self._odd_logged:
+            self._odd_logged.add(what)
+            log.warning("table: %s %r has the wrong shape; not shown", what, value)
+
+    def _pair(self, what: str, value: object) -> tuple[int, int] | None:
+        """``value`` as ``(seat, ms)`` with whole ms, ``None`` for none or a wrong shape."""
+        if value is None:
+            return None
+        if (isinstance(value, tuple) and len(value) == 2
+                and isinstance(value[0], int) and not isinstance(value[0], bool)
+                and isinstance(value[1], int | float) and not isinstance(value[1], bool)):
+            return (value[0], round(value[1]))
+        self._odd(what, value)
+        return None
+
+    def _reactions(self) -> tuple[tuple[int, int], ...]:
+        """``(seat, ms)`` of every decided slap window of the game (not the wake-up
+        race), in order, from the session's record."""
+        session = self.flow.session
+        if session is None:
+            return ()
+        return tuple((s.seat, round(s.ms)) for s in session.record.slaps
+                     if s.race == WINDOW_RACE)
 
     def render(self, now_ns: int) -> int | None:
         """Draw a frame now, through the loop (so it knows the next frame's deadline);

@@ -6,8 +6,9 @@ Layout (``design/screens.md``, hand screens), in pixels of the 128x64 frame:
   inverted), the condition in short at the right (``> 6``, ``TOAST!``, ``top 5``)
 - rows 12-51: the card strip — up to five 22x35 card tiles (rows 14-48, pitch 24 px, from
   x = 4) with the number in a large font and the Riiing! symbol as an 11x11 shape-coded
-  glyph (alarm clock, soap, coffee, toast, phone; Right on Time's Du bist! and Ziehen! get
-  an arrow-at-a-person and a draw-pile glyph); the cursor tile inverted, a chosen tile
+  glyph (alarm clock, soap, coffee, toast, phone; Right on Time's Du bist! gets an
+  arrow-at-a-person, Ziehen! the TV's card-with-a-plus, drawn from one
+  :mod:`device.render.figures` definition); the cursor tile inverted, a chosen tile
   raised 2 px with a double edge, a 2 px bar under every playable tile (rows 50-51),
   triangles at x 0-2 / 125-127 when the hand scrolls.  A picker (Joker value, effect,
   target seat) or a banner (lobby, wake-up, game over) replaces the strip.
@@ -32,6 +33,7 @@ from luma.core.render import canvas  # type: ignore[import-untyped]
 from PIL import Image, ImageDraw, ImageFont
 
 from device.hand_ui import VISIBLE_TILES, HandScreenModel, Picker, Tile
+from device.render.figures import PLUS_CARD, cells
 
 WIDTH, HEIGHT = 128, 64
 """The hand screen's size in pixels (SSD1306/SH1106 128x64)."""
@@ -135,20 +137,9 @@ GLYPHS: dict[str, tuple[str, ...]] = {
         "......#####",
         "...........",
     ),
-    # Ziehen! ("draw!"): an arrow down into a card, unlike the DRAW tile's stacked cards
-    "pull": (
-        "....###....",
-        "....###....",
-        "....###....",
-        "..#######..",
-        "...#####...",
-        "....###....",
-        ".....#.....",
-        "###########",
-        "#.........#",
-        "#.........#",
-        "###########",
-    ),
+    # Ziehen! ("draw!"): a card with a plus, unlike the DRAW tile's stacked cards; the
+    # TV's plus-card glyph, from the same figure (device.render.figures)
+    "pull": cells(PLUS_CARD),
     # the draw pile: three stacked cards (a DRAW tile)
     "deck": (
         "....#######",

@@ -5,7 +5,9 @@
 details cut out (transparent), so its silhouette alone tells it apart.  A game's own
 symbols (Riiing!'s alarm clock, soap, ...) are :class:`Symbol` values its plugin supplies
 (``device/games/<game>/``); the glyphs here (:data:`GLYPHS`) are the generic ones: arrows,
-the equals sign, even/odd dot patterns, "open", star, zero, pointer and plus-card.
+the equals sign, even/odd dot patterns, "open", star, zero, pointer and plus-card (a card
+with a plus: drawn from :data:`device.render.figures.PLUS_CARD`, the hand screen's glyph
+too).
 
 Shapes are drawn 3x larger and smooth-scaled down, so edges are anti-aliased.
 """
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 import pygame
 
+from device.render.figures import PLUS_CARD, Figure
 from device.render.palette import Colour
 
 GLYPHS: tuple[str, ...] = (
@@ -147,15 +150,25 @@ def _pointer(pen: Pen) -> None:
     pen.poly([(4, 40), (56, 40), (56, 18), (96, 50), (56, 82), (56, 60), (4, 60)])
 
 
-def _plus_card(pen: Pen) -> None:
-    pen.rrect(10, 6, 62, 80, 8)
-    pen.rrect(18, 14, 54, 72, 4, clear=True)
-    pen.rrect(62, 50, 98, 62, 3)
-    pen.rrect(74, 38, 86, 74, 3)
-
-
 Shape = Callable[[Pen], None]
 """Draws one icon with a :class:`Pen` (100x100 units, one colour)."""
+
+
+def figure_shape(figure: Figure) -> Shape:
+    """The :data:`Shape` of a grid :class:`~device.render.figures.Figure`: its boxes
+    scaled from ``figure.grid`` cells to 100 units, drawn (or cut out) in order, so the
+    TV's icon is the hand screen's glyph (:func:`device.render.figures.cells`) drawn
+    large."""
+    k = 100.0 / figure.grid
+
+    def draw(pen: Pen) -> None:
+        for b in figure.parts:
+            pen.rrect(b.x0 * k, b.y0 * k, b.x1 * k, b.y1 * k, b.radius * k, clear=b.clear)
+
+    return draw
+
+
+_plus_card = figure_shape(PLUS_CARD)
 
 
 @dataclass(frozen=True, slots=True)

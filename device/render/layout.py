@@ -24,6 +24,8 @@ COND = pygame.Rect(760, 120, 820, 530)
 """Centre right: the condition / RIIING! window / Right on Time's top value."""
 COUNT = pygame.Rect(760, 650, 820, 110)
 """Under the condition: the countdown of an open RIIING! window."""
+ROUND = COND.union(COUNT)
+"""A round's end: the banner over the condition zone and its countdown strip."""
 PILE = pygame.Rect(340, 770, 1240, 190)
 """Centre bottom: draw pile with its count; demand, phone chain, slap result, out order."""
 BANNER = pygame.Rect(340, 970, 1240, 100)

@@ -42,6 +42,23 @@ class LobbyModel:
 
 
 @dataclass(frozen=True, slots=True)
+class RoundEnd:
+    """A round just ended (Right on Time, RT-2.4): shown over the table while the flow
+    holds it (>= 4 s) before the next round's play.
+
+    ``headline``: e.g. ``"Seat 1 wins round 1"``; ``score``: e.g. ``"Seat 1: 1  Seat 2:
+    0"``; ``seat``: the round's winner (0-based; its colour frames the banner) or ``None``;
+    ``card``: the code of the card whose lay ended the round, shown as the top card (the
+    view is already the next round's, whose pile is empty), or ``None``.
+    """
+
+    headline: str
+    score: str = ""
+    seat: int | None = None
+    card: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TableModel:
     """Everything the table display shows at one moment.
 
@@ -55,7 +72,17 @@ class TableModel:
     - ``deadline_ns``: CLOCK_MONOTONIC ns when the open RIIING! window (or wake-up race)
       times out, for the countdown; ``None`` when no countdown runs
     - ``slap``: ``(seat, reaction_ms)`` of the latest slap winner, shown large for a while
-    - ``results``: game-over lines (winner first, then every slap's reaction time)
+    - ``slap_margin``: ``(runner_up_seat, margin_ms)`` of that slap: the next slapper and
+      how many ms later it came ("Seat 2 by 12 ms over Seat 4"), or ``None`` (nobody else
+      slapped, or not known)
+    - ``round_end``: the round that just ended (:class:`RoundEnd`), shown over the table;
+      ``None`` otherwise (no turn is marked while it shows)
+    - ``results``: game-over lines (winner first, then every slap's reaction time; when
+      ``reactions`` are given the chart takes the place of these lines)
+    - ``win_reason``: game over: how the game was won ("Seat 3 played their last card",
+      the plugin's ``win_reason``), ``""`` for none
+    - ``reactions``: game over: ``(seat, reaction_ms)`` of every decided slap window (not
+      the wake-up race) in order, drawn as a chart of every seat's times; ``()`` for none
     - ``banner``: an error the party must see ("Seat 2 handheld unplugged — plug it back in")
     - ``lobby``: the lobby menu in phase ``"lobby"``
     - ``keymap``: simulator key help lines; drawn only by the simulator's frame, may be empty
@@ -68,7 +95,11 @@ class TableModel:
     last_event: str = ""
     deadline_ns: int | None = None
     slap: tuple[int, int] | None = None
+    slap_margin: tuple[int, int] | None = None
+    round_end: RoundEnd | None = None
     results: tuple[str, ...] = ()
+    win_reason: str = ""
+    reactions: tuple[tuple[int, int], ...] = ()
     banner: str = ""
     lobby: LobbyModel | None = None
     keymap: tuple[str, ...] = ()

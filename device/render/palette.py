@@ -4,6 +4,8 @@
 colours are its plugin's, from these); every seat has a colour and a number used
 everywhere.  Colours are ``(r, g, b)`` tuples of ints 0-255.
 The contrast helpers follow WCAG 2.x (relative luminance, contrast ratio 1.0-21.0).
+``tests/device/test_readable.py`` checks the seat colours apart for normal vision and
+simulated deuteranopia and protanopia (Machado, Oliveira & Fernandes 2009).
 """
 
 from __future__ import annotations
@@ -21,16 +23,26 @@ BLUE: Colour = (0, 114, 178)
 VERMILLION: Colour = (213, 94, 0)
 REDDISH_PURPLE: Colour = (204, 121, 167)
 
+PINK: Colour = (255, 170, 187)
+"""Paul Tol's colour-blind-safe "light" scheme's pink (#FFAABB, Tol 2021, "Colour Schemes",
+SRON/EPS/TN/09-002): a seat colour where Okabe-Ito has none left that stays apart."""
+
 SEAT_COLOURS: tuple[Colour, ...] = (
-    ORANGE,
+    PINK,
     SKY_BLUE,
     BLUISH_GREEN,
     YELLOW,
-    REDDISH_PURPLE,
+    BLUE,
     VERMILLION,
 )
-"""Seat s's colour is ``SEAT_COLOURS[s % 6]`` (6 seats at most, RI-2.4, RT-2.5).  Okabe-Ito
-blue is left out: it is too dark on the table's dark background."""
+"""Seat s's colour is ``SEAT_COLOURS[s % 6]`` (6 seats at most, RI-2.4, RT-2.5); the seat's
+number is always drawn on it, so colour is never the only cue.
+
+Chosen so that every pair stays apart (CIEDE2000 >= 15) for normal vision and under
+simulated deuteranopia and protanopia: Okabe-Ito orange is left out (beside vermillion and
+yellow it merges for deutans: 12.5 and 11.6), reddish purple too (under protanopia it meets
+sky blue and blue: 14.0 and 12.2); Okabe-Ito blue is in (3.4:1 on the table's background)
+with Tol's pink.  The closest pair left is sky blue and pink under protanopia, 17.0."""
 
 # Surfaces of the table display.
 BACKGROUND: Colour = (22, 26, 34)

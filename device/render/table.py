@@ -32,22 +32,23 @@ from device.render import anim
 from device.render.cards import CardPainter
 from device.render.layout import (
     BANNER,
+    CARD,
     CENTRE,
     LOBBY,
     LOBBY_BANNER,
     LOGICAL_SIZE,
+    ROUND,
     TOP,
     WAKE,
     WAKE_COUNT,
     Letterbox,
     seat_zones,
 )
-from device.render.model import LobbyModel, SeatBadge, TableModel
+from device.render.model import LobbyModel, RoundEnd, SeatBadge, TableModel
 from device.render.palette import (
     ALERT,
     BACKGROUND,
     BLACK,
-    HIGHLIGHT,
     INK,
     TEXT,
     TEXT_DIM,
@@ -64,7 +65,9 @@ from device.render.zones import (
     LobbySpec,
     Paint,
     ResultSpec,
+    RoundSpec,
     SeatSpec,
+    SlapRow,
     TopSpec,
     WakeSpec,
     ZoneSpec,
@@ -94,9 +97,12 @@ def _public(model: TableModel | None) -> PublicView | None:
 
 
 def _turn(model: TableModel | None) -> int | None:
-    """The seat whose turn marker shows, or ``None``."""
+    """The seat whose turn marker shows, or ``None`` (also while a round's end shows: the
+    next round waits)."""
     view = _public(model)
     if model is None or model.phase != Phase.PLAY or view is None:
+        return None
+    if model.round_end is not None:
         return None
     return view.to_move
 
@@ -358,13 +364,26 @@ class TableScene:
             zones["count"] = (WAKE_COUNT, self.count_spec(now_ns, "seconds to slap"))
         elif phase == Phase.PLAY and m.view is not None:
             zones.update(m.game.table_zones(self, m.view, now_ns))
+            if m.round_end is not None:
+                zones.pop("count", None)  # the banner covers the countdown strip too
+                zones.update(self._round_zones(m.round_end, now_ns))
         elif phase == Phase.GAMEOVER:
             zones["result"] = (CENTRE, self._result_spec(m, view))
         else:
             text = "Starting..." if m.phase == Phase.PLAY else f"Unknown screen {m.phase!r}"
             zones["result"] = (CENTRE, ResultSpec(text, TEXT_DIM, (), None))
         zones["banner"] = (BANNER, BannerSpec(m.banner))
-        return zones, (phase, m.game.name, len(m.seats))
+        return zones, (phase, m.game.name, len(m.seats), m.round_end is not None)
+
+    def _round_zones(self, end: RoundEnd, now_ns: int) -> Zones:
+        """While a round's end shows: the banner over the condition and countdown zones
+        (the condition is the next round's), and the card whose lay ended the round as
+        the top card when it is known."""
+        colour = YELLOW if end.seat is None else seat_colour(end.seat)
+        out: Zones = {"cond": (ROUND, RoundSpec(end.headline, end.score, colour))}
+        if end.card is not None:
+            out["card"] = (CARD, self.card_spec(end.card, now_ns, "THE WINNING LAY"))
+        return out
 
     # ------------------------------------------------------------------ for a game's zones
 
@@ -372,6 +391,11 @@ class TableScene:
     def slap(self) -> tuple[int, int] | None:
         """``(seat, reaction ms)`` of the latest slap winner shown, or ``None``."""
         return self._model.slap if self._model is not None else None
+
+    @property
+    def slap_margin(self) -> tuple[int, int] | None:
+        """``(runner-up seat, margin ms)`` of the latest slap shown, or ``None``."""
+        return self._model.slap_margin if self._model is not None else None
 
     def name(self, seat: int | None) -> str:
         """Seat ``seat``'s badge name, ``"Seat <n>"`` if it has no badge, ``"?"`` for None."""
@@ -424,7 +448,11 @@ class TableScene:
             right = m.game.over_words if view is not None else "GAME OVER"
         elif m.view is not None and view is not None:
             right, right_colour = m.game.status(self, m.view, m.phase == Phase.PLAY)
-        return TopSpec(title, YELLOW, m.last_event, right, right_colour)
+        turn = _turn(m)
+        if turn is None or _window(m) is not None:  # a window suspends the turn (RI-6.2)
+            return TopSpec(title, YELLOW, m.last_event, right, right_colour)
+        return TopSpec(title, YELLOW, m.last_event, right, right_colour,
+                       f"{self.name(turn)} to play", seat_colour(turn))
 
     def _seat_spec(self, m: TableModel, index: int, inner: str, now_ns: int) -> SeatSpec:
         badge = m.seats[index] if index < len(m.seats) else SeatBadge(index, seat_name(index))
@@ -442,8 +470,6 @@ class TableScene:
         if turn and self._pulse is not None and self._pulse[0] == seat:
             pulse = self._pulse[1].frame(now_ns)
         chips: list[Chip] = []
-        if turn:
-            chips.append(("TURN", HIGHLIGHT, INK))
         winner = v is not None and v.winner == seat
         if winner:
             chips.append(("WINNER", YELLOW, INK))
@@ -467,12 +493,26 @@ class TableScene:
 
     def _result_spec(self, m: TableModel, v: PublicView | None) -> ResultSpec:
         winner = v.winner if v is not None else None
+        chart = self._chart(m)
         if winner is None or m.view is None:
-            return ResultSpec("GAME OVER", TEXT, m.results, None, NEW_GAME_HINT)
+            return ResultSpec("GAME OVER", TEXT, m.results, None, NEW_GAME_HINT,
+                              m.win_reason, chart)
         lines = m.results or m.game.result_lines(self, m.view)
         return ResultSpec(
             f"{self.name(winner)} {m.game.wins_words}", seat_colour(winner), lines,
-            hint=NEW_GAME_HINT,
+            hint=NEW_GAME_HINT, reason=m.win_reason, chart=chart,
+        )
+
+    def _chart(self, m: TableModel) -> tuple[SlapRow, ...]:
+        """The game-over chart's rows: every seat in the game with the reaction times (ms)
+        of the slap windows it won, in order; ``()`` when no window was won."""
+        if not m.reactions:
+            return ()
+        seats = [b.seat for b in m.seats] or sorted({s for s, _ms in m.reactions})
+        return tuple(
+            (str(seat + 1), self.name(seat), seat_colour(seat),
+             tuple(round(ms) for s, ms in m.reactions if s == seat))
+            for seat in seats
         )
 
 

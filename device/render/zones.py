@@ -127,27 +127,36 @@ def _panel(ctx: Paint, rect: pygame.Rect, colour: Colour, radius: int = 24) -> N
 
 @dataclass(frozen=True, slots=True)
 class TopSpec:
-    """Top strip: ``title`` (game) in ``title_colour``, the last ``event``, and ``right``
-    (round and target, whose turn, or SLAP NOW! during a window) in ``right_colour``."""
+    """Top strip: ``title`` (game) in ``title_colour``, the last ``event``, ``right`` (the
+    game's status: the round, or SLAP NOW! during a window) in ``right_colour`` and, at the
+    far right, whose ``turn`` it is ("Seat 2 to play", ``""``: none) on a plate filled with
+    ``turn_colour`` (the seat's colour)."""
 
     title: str
     title_colour: Colour
     event: str
     right: str
     right_colour: Colour = TEXT_DIM
+    turn: str = ""
+    turn_colour: Colour = TEXT
 
     EVENT_MIN = 48
     """Smallest event text, px (screens.md: top strip >= 48 px)."""
+    TURN_PX = 64
+    """The turn plate's words, px (48 px ink: 12 px on a TV scaled to 480x270)."""
+    TURN_H = 88
+    """The turn plate's height, px."""
 
     def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
-        """Title left (64 px), right text right-aligned (52 px), event between: one line
-        shrunk from 56 to 48 px, else two lines of 48 px (split at a " · " where it
-        can), else the same with title and right text at 48 px; only then cut with "..."."""
+        """Title left (64 px), turn plate (64 px words) and status (52 px) right, event
+        between: one line shrunk from 56 to 48 px, else two lines of 48 px (split at a
+        " · " where it can), else the same with title and status at 48 px and the plate's
+        words at 52 px; only then cut with "..."."""
         pygame.draw.rect(ctx.canvas, PANEL, (rect.x, rect.bottom - 6, rect.width, 6))
         cy = rect.y + (rect.height - 6) // 2
         lines: list[str] = []
-        for title_px, right_px, gap in ((64, 52, 48), (48, 48, 32)):
-            left, right_edge = self._frame(ctx, rect, title_px, right_px, gap)
+        for title_px, right_px, gap, turn_px in ((64, 52, 48, self.TURN_PX), (48, 48, 32, 52)):
+            left, right_edge = self._frame(ctx, rect, title_px, right_px, gap, turn_px)
             room = max(10, right_edge - left)
             if not self.event:
                 break
@@ -157,7 +166,7 @@ class TopSpec:
             lines, whole = self._two_lines(ctx, room)
             if whole:
                 break
-        left, right_edge = self._frame(ctx, rect, title_px, right_px, gap, draw=True)
+        left, right_edge = self._frame(ctx, rect, title_px, right_px, gap, turn_px, draw=True)
         room = max(10, right_edge - left)
         if len(lines) == 1:
             e = ctx.text.fit(lines[0], 56, TEXT, room, self.EVENT_MIN)
@@ -167,19 +176,36 @@ class TopSpec:
                 e = ctx.text.fit(line, self.EVENT_MIN, TEXT, room)
                 ctx.canvas.blit(e, e.get_rect(midleft=(left, cy + (2 * i - 1) * 24)))
 
+    def turn_rect(self, ctx: Paint, rect: pygame.Rect, px: int = TURN_PX) -> pygame.Rect | None:
+        """The turn plate in the strip ``rect`` (right-aligned) with its words at ``px``,
+        or ``None`` without one."""
+        if not self.turn:
+            return None
+        words = ctx.text.fit(self.turn, px, self.turn_colour, 520, 48)
+        w = words.get_width() + 40
+        cy = rect.y + (rect.height - 6) // 2
+        return pygame.Rect(rect.right - 16 - w, cy - self.TURN_H // 2, w, self.TURN_H)
+
     def _frame(
         self, ctx: Paint, rect: pygame.Rect, title_px: int, right_px: int, gap: int,
-        draw: bool = False,
+        turn_px: int, draw: bool = False,
     ) -> tuple[int, int]:
-        """Where the event may go between the title (``title_px``) and the right text
-        (``right_px``), ``gap`` px from each: ``(left x, right edge x)``; draws both when
-        ``draw``."""
+        """Where the event may go between the title (``title_px``) and the status
+        (``right_px``) with the turn plate (words at ``turn_px``), ``gap`` px from each:
+        ``(left x, right edge x)``; draws them when ``draw``."""
         cy = rect.y + (rect.height - 6) // 2
         title = ctx.text.fit(self.title, title_px, self.title_colour, 520, 48)
         left = rect.x + 28 + title.get_width() + gap
         right_edge = rect.right - 28
         if draw:
             ctx.canvas.blit(title, title.get_rect(midleft=(rect.x + 28, cy)))
+        plate = self.turn_rect(ctx, rect, turn_px)
+        if plate is not None:
+            if draw:
+                pygame.draw.rect(ctx.canvas, self.turn_colour, plate, 0, 18)
+                ink = text_on(self.turn_colour)
+                ctx.line(self.turn, turn_px, ink, plate.center, plate.width - 40, 48)
+            right_edge = plate.x - 28
         if self.right:
             r = ctx.text.fit(self.right, right_px, self.right_colour, 560, 48)
             if draw:
@@ -255,40 +281,71 @@ class SeatSpec:
             return pygame.Rect(rect.x + 10, rect.y, rect.width - 10 - ARROW_LANE, rect.height)
         return pygame.Rect(rect.x + ARROW_LANE, rect.y, rect.width - 10 - ARROW_LANE, rect.height)
 
+    TURN_PLATE = (180, 78)
+    """Size (w, h) of the TURN plate on the seat to move's badge, px: it takes the place
+    of the fanned hand (a two-digit count keeps its 66 px beside it)."""
+    TURN_PX = 60
+    """The TURN plate's word, px (its capitals' ink 45 px: 11 px on a TV scaled to
+    480x270)."""
+
+    def plate_rect(self, panel: pygame.Rect) -> pygame.Rect:
+        """Where the TURN plate sits in the badge ``panel``: left of the hand count."""
+        w, h = self.TURN_PLATE
+        return pygame.Rect(panel.x + 14, panel.y + 100, w, h)
+
     def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
-        """Panel, number disc, name (56 px, >= 40 if long), fanned hand count, points, chips,
-        turn mark (white border and arrow; thicker while pulsing)."""
+        """Panel, number disc, name (56 px, >= 40 if long), fanned hand count, points, chips.
+
+        The seat to move (``turn``) is lit: its panel is filled with the seat colour (words
+        on it in :func:`~device.render.palette.text_on` the colour), bordered in white
+        (thicker while pulsing) with the turn arrow, and a dark TURN plate (60 px white
+        word) replaces the fanned hand; the other badges stay dark panels with a 5 px
+        border in their colour.  From two metres (scaled to 480x270) the lit badge is the
+        brightest thing on the ring (``tests/device/test_readable.py``)."""
         canvas = ctx.canvas
         panel = self.panel_rect(rect)
-        _panel(ctx, panel, PANEL_DIM if self.dim else PANEL, 20)
+        lit = self.turn
+        fill = self.colour if lit else (PANEL_DIM if self.dim else PANEL)
+        fg = text_on(self.colour) if lit else (TEXT_DIM if self.dim else TEXT)
+        _panel(ctx, panel, fill, 20)
         border = 5
         border_colour = self.colour
-        if self.turn:
+        if lit:
             level = 0.5 if self.pulse is None else pulse_level(self.pulse)
             border = 8 + round(10 * level)
             border_colour = HIGHLIGHT
         pygame.draw.rect(canvas, border_colour, panel, border, 20)
-        if self.turn:
+        if lit:
             self._arrow(ctx, rect, 0.0 if self.pulse is None else pulse_level(self.pulse))
         disc = self.disc_centre(panel)
         if self.winner:  # a yellow ring with a dark gap: it shows on a yellow seat too
             pygame.draw.circle(canvas, YELLOW, disc, self.HALO)
             pygame.draw.circle(canvas, INK, disc, self.DISC + 2)
+        elif lit:  # the disc on a panel of its own colour: a dark ring keeps it round
+            pygame.draw.circle(canvas, INK, disc, self.DISC + 4)
         pygame.draw.circle(canvas, self.colour, disc, self.DISC)
         ctx.line(self.label, 80, text_on(self.colour), disc, 76, 40)
         name_x = panel.x + 16 + 84 + 16
         name_w = panel.right - 16 - name_x
-        name = ctx.text.fit(self.name, 56, TEXT_DIM if self.dim else TEXT, name_w, 40)
+        name = ctx.text.fit(self.name, 56, fg, name_w, 40)
         canvas.blit(name, name.get_rect(midleft=(name_x, disc[1])))
         y = panel.y + 104
+        if lit:
+            plate = self.plate_rect(panel)
+            pygame.draw.rect(canvas, INK, plate, 0, 14)
+            ctx.line("TURN", self.TURN_PX, HIGHLIGHT, plate.center, plate.width - 12, 40)
         if self.count is not None:
-            fan = ctx.cards.fan(self.count, 54)
-            canvas.blit(fan, (panel.x + 12, y))
-            n = ctx.text.fit(str(self.count), 88, TEXT_DIM if self.dim else TEXT, 110, 60)
-            canvas.blit(n, n.get_rect(midright=(panel.right - 22, y + fan.get_height() // 2)))
+            mid = y + 33  # the fan is 54 px tall from y + 6
+            if not lit:
+                fan = ctx.cards.fan(self.count, 54)
+                canvas.blit(fan, (panel.x + 12, y))
+                mid = y + fan.get_height() // 2
+            room = 110 if not lit else panel.right - 22 - self.plate_rect(panel).right - 8
+            n = ctx.text.fit(str(self.count), 88, fg, room, 60)
+            canvas.blit(n, n.get_rect(midright=(panel.right - 22, mid)))
         y = panel.y + 186
         if self.points is not None:
-            y = self._points(ctx, panel, y)
+            y = self._points(ctx, panel, y, fg if lit else None)
         self._chips(ctx, panel, y)
 
     def _arrow(self, ctx: Paint, rect: pygame.Rect, level: float) -> None:
@@ -302,18 +359,21 @@ class SeatSpec:
             pts = [(tip + 28, cy - 56), (tip, cy), (tip + 28, cy + 56)]
         pygame.draw.polygon(ctx.canvas, HIGHLIGHT, pts)
 
-    def _points(self, ctx: Paint, panel: pygame.Rect, y: int) -> int:
+    def _points(self, ctx: Paint, panel: pygame.Rect, y: int, ink: Colour | None) -> int:
+        """The points as dots (won: filled) and ``have/target pts``; ``ink``: the colour
+        of dots and words on a lit panel (``None``: the seat colour and grey on a dark
+        one)."""
         have, target = self.points or (0, 0)
         x = panel.x + 22
         if 0 < target <= 7:
             for i in range(target):
                 c = (x + 14 + i * 34, y + 16)
                 if i < have:
-                    pygame.draw.circle(ctx.canvas, self.colour, c, 13)
+                    pygame.draw.circle(ctx.canvas, ink or self.colour, c, 13)
                 else:
-                    pygame.draw.circle(ctx.canvas, TEXT_DIM, c, 13, 4)
+                    pygame.draw.circle(ctx.canvas, ink or TEXT_DIM, c, 13, 4)
             x += target * 34 + 8
-        label = ctx.text.fit(f"{have}/{target} pts", 36, TEXT, panel.right - 16 - x, 24)
+        label = ctx.text.fit(f"{have}/{target} pts", 36, ink or TEXT, panel.right - 16 - x, 24)
         ctx.canvas.blit(label, label.get_rect(midleft=(x, y + 16)))
         return y + 38
 
@@ -612,41 +672,163 @@ class BannerSpec:
         ctx.line(self.text, 64, fg, (rect.x + 110 + width // 2, rect.centery), width, 44)
 
 
+SlapRow = tuple[str, str, Colour, tuple[int, ...]]
+"""One seat's row of the game-over slap chart: ``(seat number shown, name, seat colour,
+reaction times in ms of the windows it won, in order)``."""
+
+
 @dataclass(frozen=True, slots=True)
 class ResultSpec:
     """Game over (or a full-centre message): ``headline`` in ``colour`` with a ``glyph``
-    above, result ``lines`` (winner first, then reaction times) and a ``hint`` saying how
-    to go on (``""`` = none), on a bar at the bottom."""
+    above, how the game was won (``reason``, ``""``: none), result ``lines`` (winner first,
+    then reaction times) or, when there is a ``chart``, the chart of every seat's
+    reaction times in their place, and a ``hint`` saying how to go on (``""`` = none), on
+    a bar at the bottom."""
 
     headline: str
     colour: Colour
     lines: tuple[str, ...]
     glyph: str | None = "star"
     hint: str = ""
+    reason: str = ""
+    chart: tuple[SlapRow, ...] = ()
 
     HINT_H = 90
     """Height of the hint bar at the bottom of the zone, px."""
+    REASON_PX = 72
+    """How the game was won, px (18 px on a TV scaled to 480x270)."""
 
     def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
-        """Glyph (220 px), headline (150..90 px), lines (56 px, as many as fit above the
-        hint), hint (60..48 px) on a panel bar across the zone's bottom."""
+        """Glyph (220 px; 150 px with a reason, none with a chart), headline (150..90 px), reason
+        (72..48 px), then the chart or the lines (56 px, as many as fit above the hint),
+        hint (60..48 px) on a panel bar across the zone's bottom."""
         y = rect.y + 20
-        if self.glyph is not None:
-            ctx.icon(self.glyph, (rect.centerx, y + 110), 220, self.colour, outline=INK)
-            y += 240
+        compact = bool(self.reason or self.chart)
+        if self.glyph is not None and not self.chart:
+            size = 150 if compact else 220
+            ctx.icon(self.glyph, (rect.centerx, y + size // 2), size, self.colour, outline=INK)
+            y += size + 20
         ctx.line(self.headline, 150, self.colour, (rect.centerx, y + 75), rect.width - 40, 90)
-        y += 170
+        y += 170 if not compact else 160
+        if self.reason:
+            ctx.line(self.reason, self.REASON_PX, TEXT, (rect.centerx, y + 36),
+                     rect.width - 60, 48)
+            y += 96
         bottom = rect.bottom - (self.HINT_H + 20 if self.hint else 0)
-        for line in self.lines:
-            if y + 64 > bottom:
-                break
-            ctx.line(line, 56, TEXT, (rect.centerx, y + 32), rect.width - 80, 40)
-            y += 66
+        if self.chart:
+            _slap_chart(ctx, pygame.Rect(rect.x + 30, y, rect.width - 60, bottom - y),
+                        self.chart)
+        else:
+            for line in self.lines:
+                if y + 64 > bottom:
+                    break
+                ctx.line(line, 56, TEXT, (rect.centerx, y + 32), rect.width - 80, 40)
+                y += 66
         if self.hint:
             bar = pygame.Rect(rect.x + 10, rect.bottom - self.HINT_H - 10, rect.width - 20,
                               self.HINT_H)
             _panel(ctx, bar, PANEL, 20)
             ctx.line(self.hint, 60, YELLOW, bar.center, bar.width - 40, 48)
+
+
+CHART_TITLE = "Slaps won"
+"""The slap chart's heading, above the seat names."""
+
+CHART_STEPS = (50, 100, 200, 250, 500, 1000, 2000, 5000)
+"""Tick steps of the slap chart's time axis, ms: the smallest giving at most 5 ticks."""
+
+
+def chart_axis(longest_ms: int) -> tuple[int, int]:
+    """The slap chart's axis for a longest time of ``longest_ms``: ``(end ms, tick step
+    ms)``; the end is a whole number of steps >= ``longest_ms`` (at least one step)."""
+    longest = max(1, longest_ms)
+    for step in CHART_STEPS:
+        if -(-longest // step) <= 5:
+            break
+    return max(step, -(-longest // step) * step), step
+
+
+def _slap_chart(ctx: Paint, area: pygame.Rect, rows: tuple[SlapRow, ...]) -> None:
+    """Every seat's reaction times as a strip chart in ``area``: a row per seat (its
+    number disc, name, a dot per won window at its time on a shared axis from 0 ms, its
+    best time), tick labels on top."""
+    if not rows or area.height < 60:
+        return
+    times = [ms for row in rows for ms in row[3]]
+    end, step = chart_axis(max(times, default=1))
+    head = 44
+    row_h = max(24, min(64, (area.height - head) // len(rows)))
+    disc_r = max(8, min(24, row_h // 2 - 4))
+    name_w, best_w = 210, 230
+    axis = pygame.Rect(area.x + 2 * disc_r + 20 + name_w, area.y + head,
+                       area.width - (2 * disc_r + 20 + name_w) - best_w - 20, 0)
+
+    def x_of(ms: int) -> int:
+        return axis.x + round(axis.width * min(ms, end) / end)
+
+    label_px = 40
+    title = ctx.text.fit(CHART_TITLE, label_px, TEXT_DIM, axis.x - area.x - 30, 28)
+    ctx.canvas.blit(title, title.get_rect(midleft=(area.x, area.y + head // 2 - 2)))
+    for tick in range(0, end + 1, step):
+        x = x_of(tick)
+        text = f"{tick} ms" if tick == end else str(tick)
+        ctx.line(text, label_px, TEXT_DIM, (x, area.y + head // 2 - 2), 160)
+    dot = max(5, min(14, row_h // 4))
+    y = axis.y
+    for label, name, colour, ms_list in rows:
+        if y + row_h > area.bottom:
+            break
+        cy = y + row_h // 2
+        pygame.draw.line(ctx.canvas, PANEL, (axis.x, cy), (axis.right, cy), 4)
+        for tick in range(0, end + 1, step):
+            pygame.draw.line(ctx.canvas, PANEL, (x_of(tick), y + 4), (x_of(tick), y + row_h - 4), 2)
+        disc = (area.x + disc_r, cy)
+        pygame.draw.circle(ctx.canvas, colour, disc, disc_r)
+        ctx.line(label, round(disc_r * 1.8), text_on(colour), disc, 2 * disc_r, 16)
+        n = ctx.text.fit(name, min(48, row_h - 8), TEXT, name_w - 10, 24)
+        ctx.canvas.blit(n, n.get_rect(midleft=(area.x + 2 * disc_r + 14, cy)))
+        for ms in ms_list:
+            centre = (x_of(ms), cy)
+            pygame.draw.circle(ctx.canvas, INK, centre, dot + 3)
+            pygame.draw.circle(ctx.canvas, colour, centre, dot)
+        best = f"best {min(ms_list)} ms" if ms_list else "no slap won"
+        b = ctx.text.fit(best, min(48, row_h - 8), TEXT if ms_list else TEXT_DIM, best_w, 24)
+        ctx.canvas.blit(b, b.get_rect(midright=(area.right, cy)))
+        y += row_h
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSpec:
+    """A round just won (RT-2.4), over the condition zone: ``headline`` ("Seat 1 wins
+    round 1") in ``colour`` (the winner's seat colour) and the ``score`` line under it."""
+
+    headline: str
+    score: str
+    colour: Colour
+
+    HEADLINE_PX = 120
+    """The headline, px (>= 90: 30 px on a TV scaled to 480x270)."""
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """A panel framed in ``colour`` (12 px), a star (200 px), the headline (120..90 px,
+        two lines if it must) and the score (64..44 px)."""
+        panel = rect.inflate(-10, -10)
+        _panel(ctx, panel, PANEL, 28)
+        pygame.draw.rect(ctx.canvas, self.colour, panel, 12, 28)
+        y = panel.y + 30
+        ctx.icon("star", (panel.centerx, y + 100), 200, self.colour, outline=INK)
+        y += 220
+        width = panel.width - 60
+        px = self.HEADLINE_PX
+        if ctx.text.width(self.headline, 90) <= width:
+            lines = [self.headline]
+        else:
+            lines, px = ctx.text.wrap(self.headline, 90, width, 2), 90
+        for line in lines:
+            ctx.line(line, px, self.colour, (panel.centerx, y + px // 2), width, 90)
+            y += px
+        if self.score:
+            ctx.line(self.score, 64, TEXT, (panel.centerx, y + 50), width, 44)
 
 
 @dataclass(frozen=True, slots=True)
@@ -721,6 +903,7 @@ ZoneSpec = (
     | PileSpec
     | BannerSpec
     | ResultSpec
+    | RoundSpec
     | WakeSpec
     | LobbySpec
 )

@@ -467,14 +467,18 @@ def test_game_over_says_how_to_start_a_new_game(tmp_path: Path) -> None:
 
 def test_open_window_top_strip_says_slap_now() -> None:
     """During an open RIIING! window the turn is suspended (RI-6.2): the top strip's right
-    side says SLAP NOW!, not whose turn it is; outside a window it names the mover."""
+    side says SLAP NOW!, not whose turn it is; outside a window its turn plate names the
+    mover in the mover's colour."""
     scene = TableScene()
     scene.set_model(riiing(rv(condition="*C", window="C", to_move=0),
                            deadline_ns=T0 + 8 * S), T0)
     top = scene._zones(T0)[0]["top"][1]
-    assert top.right == "SLAP NOW!" and top.right_colour == YELLOW  # type: ignore[union-attr]
+    assert isinstance(top, TopSpec)
+    assert top.right == "SLAP NOW!" and top.right_colour == YELLOW and top.turn == ""
     scene.set_model(riiing(rv(to_move=0)), T0 + S)
-    assert scene._zones(T0 + S)[0]["top"][1].right == "Seat 1 to play"  # type: ignore[union-attr]
+    top = scene._zones(T0 + S)[0]["top"][1]
+    assert isinstance(top, TopSpec) and top.right == ""
+    assert (top.turn, top.turn_colour) == ("Seat 1 to play", SEAT_COLOURS[0])
 
 
 def spy_lines(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
@@ -505,7 +509,8 @@ def test_long_top_strip_events_shrink_and_wrap_before_any_cut(
     event: str, seats: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A long last event in the top strip is drawn whole at >= 48 px (screens.md), on one
-    line or two, beside the title and the round; nothing there is cut with "..."."""
+    line or two, beside the title, the round and the turn plate; nothing there is cut with
+    "..."."""
     view = tv(seats=seats, hand_counts=(5,) * seats, bonus_counts=(0,) * seats,
               shown=((),) * seats, scores=(1,) * seats)
     model = rot(view, last_event=event)
@@ -518,7 +523,7 @@ def test_long_top_strip_events_shrink_and_wrap_before_any_cut(
     surface = pygame.Surface(TOP.size)
     text = Typesetter()
     spec.paint(Paint(surface, text, CardPainter(text)), TOP)
-    drawn = [(t, px) for t, px in seen if t not in (spec.title, spec.right)]
+    drawn = [(t, px) for t, px in seen if t not in (spec.title, spec.right, spec.turn)]
     words = " ".join(t for t, _ in drawn).split()
     assert [w for w in words if w != "·"] == [w for w in event.split() if w != "·"], drawn
     assert all(px >= TopSpec.EVENT_MIN for _, px in drawn), drawn
@@ -790,7 +795,7 @@ def test_letterbox_on_1280x800() -> None:
     assert box.content == pygame.Rect(0, 40, 1280, 720)
     assert colours(surface, pygame.Rect(0, 0, 1280, 40)) == {(0, 0, 0)}
     assert colours(surface, pygame.Rect(0, 760, 1280, 40)) == {(0, 0, 0)}
-    inside = surface.get_at((1200, 50))
+    inside = surface.get_at((640, 757))  # logical (960, 1074): below the banner zone
     assert all(abs(a - b) <= 3 for a, b in zip(inside[:3], BACKGROUND, strict=True))
     assert not_blank(surface, box.map_rect(COND))
 

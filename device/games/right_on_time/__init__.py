@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any
 import pygame
 
 from device.games.base import GamePlugin, OptionChoice
-from device.games.right_on_time import howto, narrate, rounds, table
+from device.games.right_on_time import narrate, rounds, table
 from device.games.right_on_time.hand import LayComposer
-from device.howto import HowtoPage
 from device.render.cards import CardPainter
 from device.render.model import RoundEnd
 from device.render.palette import TEXT_DIM, Colour
@@ -77,15 +76,6 @@ class RightOnTimePlugin(GamePlugin):
         """See :meth:`GamePlugin.narrate` (:mod:`device.games.right_on_time.narrate`)."""
         return narrate.narrate(events)
 
-    def caption(self, events: Sequence[Event], view: object) -> str | None:
-        """See :meth:`GamePlugin.caption` (:func:`device.games.right_on_time.narrate.caption`);
-        ``None`` for another game's view."""
-        return narrate.caption(events, view) if isinstance(view, RightOnTimeView) else None
-
-    def howto_pages(self) -> tuple[HowtoPage, ...]:
-        """See :meth:`GamePlugin.howto_pages` (:data:`device.games.right_on_time.howto.PAGES`)."""
-        return howto.PAGES
-
     def results(self, pos: Any) -> tuple[str, ...]:
         """The match's rounds and every seat's points (RT-7.1)."""
         view = self.engine.view(pos, None)
@@ -96,6 +86,10 @@ class RightOnTimePlugin(GamePlugin):
         """``rounds`` and ``scores`` of the match for ``summary.json``."""
         view = self.engine.view(pos, None)
         return {"rounds": int(view.round), "scores": list(view.scores)}
+
+    def win_reason(self, pos: Any) -> str:
+        """See :func:`device.games.right_on_time.table.win_reason`."""
+        return table.win_reason(pos)
 
     # ------------------------------------------------------------------ screens
     def hand(self, seat: Seat) -> LayComposer:
@@ -116,10 +110,11 @@ class RightOnTimePlugin(GamePlugin):
         return table.zones(scene, view, now_ns) if isinstance(view, RightOnTimeView) else {}
 
     def status(self, scene: TableScene, view: object, playing: bool) -> tuple[str, Colour]:
-        """The round and the points that win the match (RT-7.1)."""
+        """The round (RT-2.4); the points that win the match (RT-7.1) show on every seat
+        badge ("1/3 pts") and the table's turn plate says whose turn it is."""
         if not isinstance(view, RightOnTimeView):
             return "", TEXT_DIM
-        return f"Round {view.round}  |  {view.target_points} points win", TEXT_DIM
+        return f"Round {view.round}", TEXT_DIM
 
     def seat_marks(
         self, view: object, seat: Seat, winner: bool, playing: bool

@@ -25,8 +25,10 @@ from device.render.palette import (
     Colour,
 )
 from device.render.zones import Chip, CondSpec, CountSpec, PileSpec
+from device.words import seat_name
 from engine.core import NotationError
 from engine.right_on_time.cards import DU_BIST, JOKER, NULL, NUMBER, ZIEHEN, RotCard
+from engine.right_on_time.position import RotPosition
 from engine.right_on_time.view import RightOnTimeView
 
 if TYPE_CHECKING:
@@ -159,3 +161,25 @@ def seat_marks(
     if 0 <= seat < len(v.bonus_counts) and v.bonus_counts[seat]:
         chips.append((f"+{v.bonus_counts[seat]} bonus", CHIP_GREY, TEXT))
     return points, tuple(chips), dim
+
+
+ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                 "ninth", "tenth")
+"""Ordinals in words for the match-winning point (``ORDINAL_WORDS[k - 1]``)."""
+
+
+def win_reason(pos: object) -> str:
+    """How the finished match ``pos`` was won (RT-7.1: the first seat to the target points
+    wins; a point is a round won, RT-6.2): "Seat 2 took the third point", "Seat 2 took
+    the only point" when one point wins; ``""`` for no winner or another game's
+    position."""
+    if not isinstance(pos, RotPosition) or pos.winner is None:
+        return ""
+    who = seat_name(pos.winner)
+    points = pos.scores[pos.winner] if 0 <= pos.winner < len(pos.scores) else 0
+    if points <= 0:
+        return ""
+    if points == 1:
+        return f"{who} took the only point"
+    nth = ORDINAL_WORDS[points - 1] if points <= len(ORDINAL_WORDS) else f"{points}th"
+    return f"{who} took the {nth} point"

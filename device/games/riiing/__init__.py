@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Any
 import pygame
 
 from device.games.base import GamePlugin, OptionChoice, S
-from device.games.riiing import howto, narrate, table
+from device.games.riiing import narrate, table
 from device.games.riiing.hand import RiiingHand
 from device.games.riiing.icons import SYMBOLS
-from device.howto import HowtoPage
 from device.render.cards import CardPainter
 from device.render.icons import Symbol
 from device.render.palette import TEXT_DIM, YELLOW, Colour
@@ -71,14 +70,9 @@ class RiiingPlugin(GamePlugin):
         """See :meth:`GamePlugin.narrate` (:mod:`device.games.riiing.narrate`)."""
         return narrate.narrate(events)
 
-    def caption(self, events: Sequence[Event], view: object) -> str | None:
-        """See :meth:`GamePlugin.caption` (:func:`device.games.riiing.narrate.caption`);
-        ``None`` for another game's view."""
-        return narrate.caption(events, view) if isinstance(view, RiiingView) else None
-
-    def howto_pages(self) -> tuple[HowtoPage, ...]:
-        """See :meth:`GamePlugin.howto_pages` (:data:`device.games.riiing.howto.PAGES`)."""
-        return howto.PAGES
+    def win_reason(self, pos: Any) -> str:
+        """See :func:`device.games.riiing.table.win_reason`."""
+        return table.win_reason(pos)
 
     # ------------------------------------------------------------------ screens
     @property
@@ -108,11 +102,9 @@ class RiiingPlugin(GamePlugin):
 
     def status(self, scene: TableScene, view: object, playing: bool) -> tuple[str, Colour]:
         """In play: ``SLAP NOW!`` in yellow while a window is open (the turn waits,
-        RI-6.2), else whose turn it is."""
+        RI-6.2); else none (the table's turn plate says whose turn it is)."""
         if not isinstance(view, RiiingView) or not playing:
             return "", TEXT_DIM
         if view.window is not None:
             return "SLAP NOW!", YELLOW
-        if view.to_move is not None:
-            return f"{scene.name(view.to_move)} to play", TEXT_DIM
         return "", TEXT_DIM

@@ -26,6 +26,8 @@ from device.render.icons import draw_shape
 from device.render.layout import CARD, COND, COUNT, PILE
 from device.render.palette import INK, TEXT_DIM, YELLOW, seat_colour
 from device.render.zones import CondSpec, CountSpec, PileSpec
+from device.words import seat_name
+from engine.riiing.position import RiiingPosition
 from engine.riiing.view import RiiingView
 
 if TYPE_CHECKING:
@@ -131,10 +133,22 @@ def _condition(cond: Condition) -> CondSpec:
     return CondSpec("condition", cond.code, "unknown condition", "open", dim=True)
 
 
+def slap_sub(scene: TableScene) -> str:
+    """The line under a slap winner's time (RI-6.3): the margin to the next slapper ("by
+    12 ms over Seat 4"; "by less than 1 ms" at 0 ms), else "fastest slap!"."""
+    margin = scene.slap_margin
+    if margin is None:
+        return "fastest slap!"
+    runner_up, ms = margin
+    if ms <= 0:
+        return f"by less than 1 ms over {scene.name(runner_up)}"
+    return f"by {ms} ms over {scene.name(runner_up)}"
+
+
 def zones(scene: TableScene, v: RiiingView, now_ns: int) -> Zones:
     """The centre zones in play: last card, condition or window (flashing, RI-6.2) with
-    its countdown (RI-6.4), and the pile with the slap result, window, demand (RI-5.3) or
-    phone chain (RI-5.4)."""
+    its countdown (RI-6.4), and the pile with the slap result (winner, time and margin:
+    :func:`slap_sub`), window, demand (RI-5.3) or phone chain (RI-5.4)."""
     out: Zones = {"card": (CARD, scene.card_spec(v.last_card, now_ns, "LAST CARD"))}
     mover = scene.name(v.to_move)
     if v.window is not None:
@@ -154,7 +168,7 @@ def zones(scene: TableScene, v: RiiingView, now_ns: int) -> Zones:
     if slap is not None:
         seat, ms = slap
         pile = PileSpec(
-            v.draw_count, f"{scene.name(seat)}  {ms} ms", "fastest slap!", None, "star",
+            v.draw_count, f"{scene.name(seat)}  {ms} ms", slap_sub(scene), None, "star",
             seat_colour(seat),
         )
     elif v.window is not None:
@@ -178,3 +192,17 @@ def zones(scene: TableScene, v: RiiingView, now_ns: int) -> Zones:
         pile = PileSpec(v.draw_count)
     out["pile"] = (PILE, pile)
     return out
+
+
+def win_reason(pos: object) -> str:
+    """How the finished Riiing! game ``pos`` was won (RI-7.1: the first empty hand wins,
+    however it emptied): "Seat 3 played their last card", or, when the winning hand was
+    emptied by a slap's discard (RI-6.3; the slapped reverse then stays on top of the draw
+    pile, RI-7.1), "Seat 3 emptied their hand with a RIIING! slap"; ``""`` for no winner
+    or another game's position."""
+    if not isinstance(pos, RiiingPosition) or pos.winner is None:
+        return ""
+    who = seat_name(pos.winner)
+    if pos.draw and pos.draw[0].reverse is not None:
+        return f"{who} emptied their hand with a RIIING! slap"
+    return f"{who} played their last card"
