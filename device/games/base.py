@@ -5,7 +5,7 @@ Games plug into the device as variants plug into python-chess's board: one
 through the registry of ``device.games``.  The console, the lobby, the presenter and the
 renderers ask the plugin; they never ask which game is being played.
 
-A plugin answers three kinds of question:
+A plugin answers four kinds of question:
 
 - **flow** (the game flow, the session and the slap race): the title, the lobby's option
   rows, whether the game opens with a wake-up race (RI-2.3) and has slap windows, whether a
@@ -16,7 +16,9 @@ A plugin answers three kinds of question:
   shows and what its four keys do);
 - **table**: the zones of the table display that belong to this game (top card, condition
   or value, pile), its card faces and symbols, the titles and the seat badges' marks
-  (drawn with the generic specs and painters of ``device.render``).
+  (drawn with the generic specs and painters of ``device.render``);
+- **teaching**: the "How to play" pages (``device.howto``) and the demo game's one-line
+  captions of the rule being applied (``device.attract``).
 
 Positions and views are the engine's own values (``engine.core.Game``); the plugin is the
 only device code that reads their game-specific fields.
@@ -38,6 +40,7 @@ from engine.core import EngineError, Event, Game, Seat
 if TYPE_CHECKING:
     import pygame
 
+    from device.howto import HowtoPage
     from device.render.cards import CardPainter
     from device.render.icons import Symbol
     from device.render.model import RoundEnd
@@ -151,6 +154,19 @@ class GamePlugin(ABC):
     def narrate(self, events: Sequence[Event]) -> str | None:
         """One line for the table's top strip telling what an action did (public
         information only), or ``None`` when nothing has words."""
+
+    def caption(self, events: Sequence[Event], view: object) -> str | None:
+        """The demo game's one-line caption of the rule being applied after an action with
+        ``events`` (``view``: the table's public view after it), e.g. ``"LOWER than 3:
+        play a card below 3"``; public information only (never a card drawn into a
+        hand).  ``None``: no rule worth a caption.  Default none (``device.attract``)."""
+        return None
+
+    def howto_pages(self) -> tuple[HowtoPage, ...]:
+        """The game's "How to play" pages (:class:`device.howto.HowtoPage`: a title, a
+        few short rule lines, pictures of its cards), in reading order.  Default none
+        (``device.howto.pages`` then shows a page saying so)."""
+        return ()
 
     def results(self, pos: Any) -> tuple[str, ...]:
         """Lines for the game-over screen beyond the winner and the slap times (e.g. the

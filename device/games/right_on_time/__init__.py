@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 import pygame
 
 from device.games.base import GamePlugin, OptionChoice
-from device.games.right_on_time import narrate, rounds, table
+from device.games.right_on_time import howto, narrate, rounds, table
 from device.games.right_on_time.hand import LayComposer
+from device.howto import HowtoPage
 from device.render.cards import CardPainter
 from device.render.model import RoundEnd
 from device.render.palette import TEXT_DIM, Colour
@@ -75,6 +76,15 @@ class RightOnTimePlugin(GamePlugin):
     def narrate(self, events: Sequence[Event]) -> str | None:
         """See :meth:`GamePlugin.narrate` (:mod:`device.games.right_on_time.narrate`)."""
         return narrate.narrate(events)
+
+    def caption(self, events: Sequence[Event], view: object) -> str | None:
+        """See :meth:`GamePlugin.caption` (:func:`device.games.right_on_time.narrate.caption`);
+        ``None`` for another game's view."""
+        return narrate.caption(events, view) if isinstance(view, RightOnTimeView) else None
+
+    def howto_pages(self) -> tuple[HowtoPage, ...]:
+        """See :meth:`GamePlugin.howto_pages` (:data:`device.games.right_on_time.howto.PAGES`)."""
+        return howto.PAGES
 
     def results(self, pos: Any) -> tuple[str, ...]:
         """The match's rounds and every seat's points (RT-7.1)."""

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 import pygame
 
 from device.games.base import GamePlugin, OptionChoice, S
-from device.games.riiing import narrate, table
+from device.games.riiing import howto, narrate, table
 from device.games.riiing.hand import RiiingHand
 from device.games.riiing.icons import SYMBOLS
+from device.howto import HowtoPage
 from device.render.cards import CardPainter
 from device.render.icons import Symbol
 from device.render.palette import TEXT_DIM, YELLOW, Colour
@@ -69,6 +70,15 @@ class RiiingPlugin(GamePlugin):
     def narrate(self, events: Sequence[Event]) -> str | None:
         """See :meth:`GamePlugin.narrate` (:mod:`device.games.riiing.narrate`)."""
         return narrate.narrate(events)
+
+    def caption(self, events: Sequence[Event], view: object) -> str | None:
+        """See :meth:`GamePlugin.caption` (:func:`device.games.riiing.narrate.caption`);
+        ``None`` for another game's view."""
+        return narrate.caption(events, view) if isinstance(view, RiiingView) else None
+
+    def howto_pages(self) -> tuple[HowtoPage, ...]:
+        """See :meth:`GamePlugin.howto_pages` (:data:`device.games.riiing.howto.PAGES`)."""
+        return howto.PAGES
 
     def win_reason(self, pos: Any) -> str:
         """See :func:`device.games.riiing.table.win_reason`."""
