@@ -9,6 +9,7 @@ and drawing is clipped to ``rect``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -808,10 +809,13 @@ class RoundSpec:
 
     HEADLINE_PX = 120
     """The headline, px (>= 90: 30 px on a TV scaled to 480x270)."""
+    SCORE_PX = 60
+    """The score lines, px."""
 
     def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
         """A panel framed in ``colour`` (12 px), a star (200 px), the headline (120..90 px,
-        two lines if it must) and the score (64..44 px)."""
+        two lines if it must) and the score (60 px, up to three lines:
+        :meth:`score_lines`)."""
         panel = rect.inflate(-10, -10)
         _panel(ctx, panel, PANEL, 28)
         pygame.draw.rect(ctx.canvas, self.colour, panel, 12, 28)
@@ -827,8 +831,26 @@ class RoundSpec:
         for line in lines:
             ctx.line(line, px, self.colour, (panel.centerx, y + px // 2), width, 90)
             y += px
-        if self.score:
-            ctx.line(self.score, 64, TEXT, (panel.centerx, y + 50), width, 44)
+        px = self.SCORE_PX
+        for line in self.score_lines(ctx, width):
+            ctx.line(line, px, TEXT, (panel.centerx, y + 20 + px // 2), width, 44)
+            y += px + 6
+
+    def score_lines(self, ctx: Paint, width: int) -> list[str]:
+        """The score in lines that fit ``width`` px at :data:`SCORE_PX`: its parts (split
+        where two or more spaces stand, "Seat 1: 0   Seat 2: 1") packed greedily, at most
+        three lines (the last cut with "..." if parts are left)."""
+        parts = [p for p in re.split(r"\s{2,}", self.score.strip()) if p]
+        lines: list[str] = []
+        for part in parts:
+            trial = f"{lines[-1]}   {part}" if lines else part
+            if lines and ctx.text.width(trial, self.SCORE_PX) <= width:
+                lines[-1] = trial
+            else:
+                lines.append(part)
+        if len(lines) > 3:
+            lines = [*lines[:2], "   ".join(lines[2:])]
+        return lines
 
 
 @dataclass(frozen=True, slots=True)

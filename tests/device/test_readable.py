@@ -41,6 +41,7 @@ from device.lobby import LobbyChoices
 from device.phase import Phase
 from device.present import TablePresenter
 from device.render import icons
+from device.render.cards import CardPainter
 from device.render.figures import PLUS_CARD, Box, Figure, cells
 from device.render.hand import GLYPH_SIZE, GLYPHS, TILE_PITCH, TILE_TOP, TILE_X0, HandScreen
 from device.render.layout import CARD, CENTRE, PILE, ROUND, TOP, Letterbox, seat_zones
@@ -53,7 +54,16 @@ from device.render.palette import (
     relative_luminance,
 )
 from device.render.table import TableScene
-from device.render.zones import PileSpec, ResultSpec, SeatSpec, TopSpec, chart_axis
+from device.render.text import Typesetter
+from device.render.zones import (
+    Paint,
+    PileSpec,
+    ResultSpec,
+    RoundSpec,
+    SeatSpec,
+    TopSpec,
+    chart_axis,
+)
 from drivers.clock import FakeClock
 from drivers.slap import Press
 from drivers.table_display import TableDisplay
@@ -450,6 +460,20 @@ def test_a_round_end_shows_a_big_banner_over_the_table(n: int, tmp_path: Path) -
     face = draw(table(ROT, rot_view(n, top="3", top_value=3), n))
     card = box.map_rect(pygame.Rect(CARD.x, CARD.y, CARD.width, 535))  # the card, no caption
     assert pixels(face, card) == pixels(surface, card)
+
+
+def test_a_round_ends_score_wraps_whole_in_up_to_three_lines() -> None:
+    """Every seat's score of a 6-seat round end shows whole: the parts ("Seat 3: 1") are
+    packed into lines that fit the banner, none split or cut."""
+    scores = "   ".join(f"Seat {s + 1}: {s % 3}" for s in range(6))
+    spec = RoundSpec("Seat 2 wins round 4", scores, SEAT_COLOURS[1])
+    text = Typesetter()
+    ctx = Paint(pygame.Surface((10, 10)), text, CardPainter(text))
+    width = ROUND.width - 10 - 60
+    lines = spec.score_lines(ctx, width)
+    assert 2 <= len(lines) <= 3
+    assert all(text.width(line, RoundSpec.SCORE_PX) <= width for line in lines)
+    assert "   ".join(lines).split("   ") == scores.split("   ")
 
 
 def test_game_over_says_how_it_was_won_and_charts_every_seats_slaps(tmp_path: Path) -> None:
