@@ -129,7 +129,8 @@ def test_hardware_mode_plays_a_game_from_gpio_edges(rig_parts: dict[str, Any]) -
             for k in keys_for(console.flow.playing[0].hand):
                 tap(rig_parts, KEY_PINS[0][k.value])
                 console.step()
-        console.step()
+        if console.phase is Phase.PLAY:  # the last key may have ended the game
+            console.step()
     assert console.phase is Phase.GAMEOVER
     record = console.record
     assert record is not None and record.winner is not None
