@@ -732,7 +732,7 @@ class ResultSpec:
             ctx.line(self.hint, 60, YELLOW, bar.center, bar.width - 40, 48)
 
 
-CHART_TITLE = "Slaps won"
+CHART_TITLE = "Slaps won, ms"
 """The slap chart's heading, above the seat names."""
 
 CHART_STEPS = (50, 100, 200, 250, 500, 1000, 2000, 5000)
@@ -772,8 +772,7 @@ def _slap_chart(ctx: Paint, area: pygame.Rect, rows: tuple[SlapRow, ...]) -> Non
     ctx.canvas.blit(title, title.get_rect(midleft=(area.x, area.y + head // 2 - 2)))
     for tick in range(0, end + 1, step):
         x = x_of(tick)
-        text = f"{tick} ms" if tick == end else str(tick)
-        ctx.line(text, label_px, TEXT_DIM, (x, area.y + head // 2 - 2), 160)
+        ctx.line(str(tick), label_px, TEXT_DIM, (x, area.y + head // 2 - 2), 160)
     dot = max(5, min(14, row_h // 4))
     y = axis.y
     for label, name, colour, ms_list in rows:

@@ -138,4 +138,5 @@ class RightOnTimePlugin(GamePlugin):
         """Every seat's points (RT-7.1)."""
         if not isinstance(view, RightOnTimeView):
             return ()
-        return tuple(f"{scene.name(s)}: {p} points" for s, p in enumerate(view.scores))
+        return tuple(f"{scene.name(s)}: {p} point{'' if p == 1 else 's'}"
+                     for s, p in enumerate(view.scores))
