@@ -313,6 +313,7 @@ class Console:
         self._force = False
         if self.flow.race.awaiting_flip:
             self.flow.race.flipped(t_flip if t_flip is not None else self.clock.now_ns())
+            self.flow.cue("ring")  # with the flip that shows the window, not before it
         # the next frame: an animation's, or a gone handheld's retry (it comes back alone)
         deadlines = [d for d in (self.presenter.next_frame_ns(self.clock.now_ns()),
                                  *(s.handheld.retry_ns for s in self.flow.playing))

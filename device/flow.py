@@ -55,7 +55,8 @@ SLAP_SHOWN_NS = 4 * S
 RESUMED = "Game restored: SLAP to go on · BACK: lobby"
 """The TV's note after a power cut while the restored game waits (:attr:`Timing.resume_ns`)."""
 CUES = ("ring", "slap", "lay", "draw", "refusal", "round", "win")
-"""The sound cues the flow gives (``cue(name)``): a RIIING! window opens, a slap wins it, a
+"""The sound cues the flow gives (``cue(name)``): a RIIING! window opens (cued by the console
+at the flip that shows it, so the ring never comes before the picture), a slap wins it, a
 card is laid, a card is drawn, an action is refused, a round is won, a game is won."""
 NEXT_GAME_NS = 8 * S
 """How long the results of a game of computer players only stay before the next deals."""
@@ -495,7 +496,7 @@ class GameFlow:
         session = self._session
         if self.plugin.window_open(session.pos):
             # RI-6.1: a reverse appeared; the device window opens at the flip that shows it
-            self.cue("ring")
+            # (the console cues the ring at that flip)
             self.race.open(now_ns, length_ns=self.plugin.window_ns(session.pos),
                            reactions=session.computer_reactions(self.timing.race),
                            tie_seed=session.rng_seed("tie"))

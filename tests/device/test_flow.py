@@ -493,11 +493,14 @@ def test_a_state_dir_that_cannot_hold_games_is_named_and_the_game_goes_on(
 
 
 def test_the_flow_cues_a_ring_a_slap_and_a_win(display: TableDisplay) -> None:
-    """The flow's own sound cues: "ring" when a RIIING! window opens, "slap" when a slap
-    wins it, "refusal" for a refused action, "win" at a game won; the sound player gets
-    the names in order (device.sound plays them)."""
+    """The flow's own sound cues: "ring" at the flip that shows the wake-up race and a
+    RIIING! window (never before the picture), "slap" when a slap wins it, "refusal" for a
+    refused action, "win" at a game won; the sound player gets the names in order
+    (device.sound plays them)."""
     cues: list[str] = []
     console, clock, queue, _ = make(display, ("human", "human"), cue=cues.append)
+    assert cues == ["ring"]  # the wake-up race's screen
+    cues.clear()
     console.play_from(window_position(), clock.now_ns())
     t0 = console.flow.race.arbiter.t0_ns
     assert cues == ["ring"] and t0 is not None
