@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from device.events import Abandon, EventQueue, HandheldBack, HandheldGone, Quit, Redraw
-from device.flow import GameFlow, Timing, VolumeKnob
+from device.flow import HOWTO_HINT, GameFlow, Timing, VolumeKnob
 from device.games import GamePlugin
 from device.lobby import LobbyChoices
 from device.loop import Loop, Ticker
 from device.phase import Phase
-from device.render.model import RoundEnd, SeatBadge, TableModel
+from device.render.model import HowtoShown, RoundEnd, SeatBadge, TableModel
 from device.seats import Handheld, Seat, SeatKind
 from device.session import WINDOW_RACE, GameRecord
 from drivers.clock import Clock
@@ -270,7 +270,15 @@ class Console:
             banner="  ·  ".join(notes),
             lobby=lobby,
             keymap=self.keymap,
+            howto=self._howto(),
         )
+
+    def _howto(self) -> HowtoShown | None:
+        """The "How to play" page the flow shows (phase ``HOWTO``), or ``None``."""
+        book = self.flow.howto
+        if self.flow.phase is not Phase.HOWTO or book is None:
+            return None
+        return HowtoShown(book.page, book.index + 1, len(book.pages), HOWTO_HINT)
 
     def _odd(self, what: str, value: object) -> None:
         """Log once per kind that a flow value for the TV has the wrong shape."""

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from device.arbiter import LogEntry, SlapDecision
+from device.attract import caption
 from device.games import GamePlugin, get_plugin
 from device.hand_ui import Key
+from device.howto import HowtoBook
 from device.journal import JournalError, StateError, write_atomic
 from device.lobby import Lobby, LobbyChoices
 from device.menu import MENU_KEY, MenuChoice, SeatMenu
@@ -58,6 +60,12 @@ CUES = ("ring", "slap", "lay", "draw", "refusal", "round", "win")
 """The sound cues the flow gives (``cue(name)``): a RIIING! window opens (cued by the console
 at the flip that shows it, so the ring never comes before the picture), a slap wins it, a
 card is laid, a card is drawn, an action is refused, a round is won, a game is won."""
+ATTRACT_NS = 60 * S
+"""How long the lobby waits untouched before computer players play a demo game on the TV."""
+DEMO_HINT = "DEMO: press any key or slap to play"
+"""The TV's banner while the demo game plays."""
+HOWTO_HINT = "< > turn the page   BACK: lobby"
+"""The key help on a "How to play" page."""
 NEXT_GAME_NS = 8 * S
 """How long the results of a game of computer players only stay before the next deals."""
 NOTICE_NS = 10 * S
@@ -139,6 +147,13 @@ class GameFlow:
         """The game database (``device.session.GameStore``)."""
         self.held = False
         """A game restored after a power cut waits for a slap, a key or its timer."""
+        self.demo = False
+        """Computer players play a demo game with captions (attract mode): not journaled;
+        any key or slap returns to the lobby."""
+        self.howto: HowtoBook | None = None
+        """The "How to play" pages shown now (phase ``HOWTO``), or ``None``."""
+        self._idle: Timer | None = None
+        self._demo_games = 0
         self.round_end: RoundEnd | None = None
         """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
         self._store_shown = ""
@@ -204,6 +219,9 @@ class GameFlow:
         if self.held:
             self.go_on(now_ns)
             return
+        if self.demo or self.phase is Phase.HOWTO:
+            self.enter_lobby(now_ns)  # somebody wants to play
+            return
         if not 0 <= press.seat < len(self.playing) and self.phase in (Phase.PLAY, Phase.WAKEUP):
             if press.seat not in self._unseated:  # once a game: a button nobody sits at
                 self._unseated.add(press.seat)
@@ -236,7 +254,11 @@ class GameFlow:
             log.warning("%s: unknown handheld key %.30r ignored", seat_name(seat), key)
             return
         menu = self.playing[seat].menu
-        if self.held and k is Key.BACK:  # "continue the unfinished game?" no: the lobby
+        if self.demo:
+            self.enter_lobby(now_ns)
+        elif self.phase is Phase.HOWTO:
+            self._howto_key(k, now_ns)
+        elif self.held and k is Key.BACK:  # "continue the unfinished game?" no: the lobby
             self.decline(now_ns)
         elif self.held:
             self.go_on(now_ns)
@@ -263,6 +285,10 @@ class GameFlow:
         self.end_game(now_ns, to_lobby=choice is MenuChoice.LOBBY)
 
     def _lobby_key(self, k: Key, now_ns: int) -> None:
+        self._arm_idle(now_ns)
+        if k is Key.SELECT and self.lobby.rows()[self.lobby.cursor][0] == "howto":
+            self.show_howto(now_ns)
+            return
         if k is Key.LEFT:
             self.lobby.move(-1)
         elif k is Key.RIGHT:
@@ -296,20 +322,66 @@ class GameFlow:
         self.race.close(now_ns)
         self._close_menus()
         self.round_end = None
+        self.demo = False
+        self.howto = None
         self.phase = Phase.LOBBY
         self.session = None
         self.slap_shown = self.slap_margin = None
         self.last_event = "Choose a game, then START"
         self.lobby.board = self._board()
+        self.banner = self.banner.replace(DEMO_HINT, "").strip(" ·")
+        self._arm_idle(now_ns)
         self.plugin = get_plugin(self.lobby.choices.game)
         self._make_hands()
         self.show_hands()
+
+    def show_howto(self, now_ns: int) -> None:
+        """Show the lobby game's "How to play" pages (phase ``HOWTO``); LEFT/RIGHT turn
+        the page, BACK (or a slap) returns to the lobby."""
+        self._cancel_idle()
+        self.howto = HowtoBook(self.plugin)
+        self.phase = Phase.HOWTO
+        self.show_hands()
+
+    def _howto_key(self, k: Key, now_ns: int) -> None:
+        book = self.howto
+        if book is None or k is Key.BACK:
+            self.enter_lobby(now_ns)
+            return
+        book.step(-1 if k is Key.LEFT else 1)
+
+    def start_demo(self, now_ns: int) -> None:
+        """Attract mode: computer players play the lobby's game on the TV, each action
+        captioned with the rule it applies (``device.attract``); not journaled, never on
+        the leaderboard; any key or slap returns to the lobby."""
+        if self.phase is not Phase.LOBBY:
+            return
+        choices = self.lobby.choices
+        kinds = ("computer",) * len(choices.kinds)
+        self._demo_games += 1  # its own seeds: the party's next game is not moved on
+        self._prepare(GameSession(get_plugin(choices.game), kinds,
+                                  self.game_seed + 1000 * self._demo_games,
+                                  choices.game_options(), first=choices.first), now_ns)
+        self.demo = True
+        self.banner = f"{self.banner}  ·  {DEMO_HINT}" if self.banner else DEMO_HINT
+        log.info("lobby idle: a demo game of %s", self.plugin.title)
+        self.begin(choices.first if not self.plugin.wakeup_race else 0, now_ns)
+
+    def _arm_idle(self, now_ns: int) -> None:
+        self._cancel_idle()
+        self._idle = self.timers.call_at(now_ns + ATTRACT_NS, self.start_demo, "attract")
+
+    def _cancel_idle(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
 
     def start_game(self, now_ns: int) -> None:
         """Leave the lobby: save the choices, then run the wake-up race (a plugin with
         ``wakeup_race`` and at least one person, RI-2.3) or deal with the lobby's first
         seat opening (RT-2.3)."""
         choices = self.lobby.choices
+        self._cancel_idle()
         self._save_choices(choices)
         self._prepare(GameSession(
             get_plugin(choices.game), choices.kinds, self.game_seed,
@@ -458,6 +530,8 @@ class GameFlow:
         session = self._session
         self._cancel_timers()
         line = self.plugin.narrate(events)
+        if self.demo:  # attract mode teaches: the rule the action applied
+            line = caption(self.plugin, events, session.pos) or line
         if line:
             self.last_event = line
             log.info("table: %s", line)
@@ -599,15 +673,18 @@ class GameFlow:
         self.results = tuple(lines[:11])
         self.last_event = "Game over"
         log.info("game over: %s (%s)", self.headline, reason)
-        self.game_seed += 1
+        if not self.demo:
+            self.game_seed += 1
         self.show_hands()
-        if all(seat.kind is SeatKind.COMPUTER for seat in self.playing) and not abandoned:
+        if self.demo:
+            self._timer(now_ns + NEXT_GAME_NS, self._next_demo, "next demo game")
+        elif all(seat.kind is SeatKind.COMPUTER for seat in self.playing) and not abandoned:
             # nobody to press a key (a demo box, the appliance test): the next game deals
             self._timer(now_ns + max(self.timing.gameover_ns, NEXT_GAME_NS), self.start_game,
                         "next computer game")
         elif self.timing.gameover_ns > 0:
             self._timer(now_ns + self.timing.gameover_ns, self.enter_lobby, "lobby")
-        if self.on_game_over is not None and not abandoned:
+        if self.on_game_over is not None and not abandoned and not self.demo:
             self.on_game_over(session.record)
 
     # ------------------------------------------------------------------ helpers
@@ -651,7 +728,9 @@ class GameFlow:
                 message = self.headline
             elif self.phase is Phase.WAKEUP:
                 message = "SLAP to start!" if seat.is_human else "computer"
-            seat.hand.show(self.phase, view, message)
+            # the pages are on the TV; a hand shows the lobby's screen meanwhile
+            seat.hand.show(Phase.LOBBY if self.phase is Phase.HOWTO else self.phase, view,
+                           message)
 
     def _save_choices(self, choices: LobbyChoices) -> None:
         if self.state_dir is None:
@@ -682,6 +761,10 @@ class GameFlow:
         if wins:
             rows.append(("Games won", "  ".join(f"{seat_name(seat)}: {n}" for seat, n in wins)))
         return tuple(rows)
+
+    def _next_demo(self, now_ns: int) -> None:
+        self.enter_lobby(now_ns)
+        self.start_demo(now_ns)
 
     def _show_store_problem(self) -> None:
         """Name a state directory that cannot hold the games on the TV, while it lasts."""

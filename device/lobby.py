@@ -192,6 +192,7 @@ class Lobby:
             rows.append((f"opt:{opt.name}", opt.label, shown))
         if self.sound:
             rows.append(("volume", "Volume", "off" if c.volume == 0 else str(c.volume)))
+        rows.append(("howto", "How to play", plugin.title))
         rows.append(("start", "START", ""))
         rows += [("board", label, value) for label, value in self.board]
         if self.board:

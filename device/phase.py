@@ -1,5 +1,5 @@
 """The game flow's phases (architecture "Game flow"): lobby -> wake-up race -> play ->
-game over -> lobby.
+game over -> lobby; from the lobby, the "How to play" pages and back.
 
 A :class:`Phase` is a ``StrEnum``: ``Phase.PLAY == "play"``, so screens and logs may use
 the plain words.
@@ -21,3 +21,5 @@ class Phase(StrEnum):
     """A game is being played."""
     GAMEOVER = "gameover"
     """The results stay on the TV until a handheld key (or a timer) returns to the lobby."""
+    HOWTO = "howto"
+    """A "How to play" page of the lobby's game (``device.howto``); BACK returns."""

@@ -57,14 +57,28 @@ class TablePresenter:
         self, model: TableModel, seats: Sequence[Seat], now_ns: int, force: bool
     ) -> int | None:
         """See :class:`device.console.Presenter`."""
+        surface = self.table_surface()
+        if model.howto is not None:  # a "How to play" page instead of the table
+            if model != self._model or force:
+                from device.render.howto import draw_howto
+
+                shown = model.howto
+                draw_howto(surface, model.game, shown.page, number=shown.number,
+                           count=shown.count, hint=shown.hint)
+                self._model = model
+                self.scene.invalidate()  # the table is drawn whole when it comes back
+                t_flip: int | None = self.display.flip()
+            else:
+                t_flip = None
+            self.draw_hands(seats, now_ns)
+            return t_flip
         if model != self._model:
             self.scene.set_model(model, now_ns)
             self._model = model
-        surface = self.table_surface()
         if force:
             self.scene.invalidate()
         rects = self.scene.draw(surface, now_ns)
-        t_flip: int | None = None
+        t_flip = None
         if force:
             t_flip = self.display.flip()
         elif rects:

@@ -7,7 +7,7 @@ only) and the renderers draw it; a renderer never reads engine positions directl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from device.phase import Phase
 
@@ -59,6 +59,17 @@ class RoundEnd:
 
 
 @dataclass(frozen=True, slots=True)
+class HowtoShown:
+    """A "How to play" page on the TV instead of the table: ``page`` (a
+    ``device.howto.HowtoPage``), its ``number`` (from 1) of ``count`` and the key ``hint``."""
+
+    page: Any
+    number: int = 1
+    count: int = 1
+    hint: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class TableModel:
     """Everything the table display shows at one moment.
 
@@ -86,6 +97,8 @@ class TableModel:
     - ``banner``: an error the party must see ("Seat 2 handheld unplugged — plug it back in")
     - ``lobby``: the lobby menu in phase ``"lobby"``
     - ``keymap``: simulator key help lines; drawn only by the simulator's frame, may be empty
+    - ``howto``: in phase ``"howto"``, the "How to play" page drawn instead of the table
+      (:class:`HowtoShown`)
     """
 
     game: GamePlugin
@@ -103,3 +116,4 @@ class TableModel:
     banner: str = ""
     lobby: LobbyModel | None = None
     keymap: tuple[str, ...] = ()
+    howto: HowtoShown | None = None

@@ -1,0 +1,144 @@
+"""The TV that teaches (issue 10 scope 5), as the flow runs it: the lobby's "How to play"
+pages and attract mode (a captioned demo game after a minute of idle lobby)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygame
+import pytest
+
+from device.console import Console, make_seats
+from device.events import FakeQueue
+from device.flow import ATTRACT_NS, DEMO_HINT
+from device.journal import DB_NAME
+from device.lobby import LobbyChoices
+from device.phase import Phase
+from device.present import TablePresenter
+from drivers.clock import FakeClock
+from drivers.hand_display import open_hand_display
+from drivers.keys import KeyPress
+from drivers.slap import Press
+from drivers.table_display import TableDisplay
+
+S = 1_000_000_000
+
+
+@pytest.fixture
+def display() -> Iterator[TableDisplay]:
+    """The TV on SDL's dummy driver at 480x270, on a fake clock."""
+    d = TableDisplay("dummy", (480, 270), clock=FakeClock(10 * S))
+    yield d
+    d.close()
+
+
+def lobby_console(display: TableDisplay, game: str, state_dir: Path | None = None
+                  ) -> tuple[Console, FakeClock, FakeQueue]:
+    """A console in the lobby: one person, two computer players."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    queue = FakeQueue(clock)
+    console = Console(
+        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
+        seats=make_seats([open_hand_display(s, "dummy") for s in range(3)]),
+        choices=LobbyChoices(game=game, kinds=("human", "computer", "computer")),
+        game_seed=5, state_dir=state_dir)
+    console.start()
+    console.render(clock.now_ns())
+    return console, clock, queue
+
+
+def phase_of(console: Console) -> Phase:
+    """The console's phase now (a call, so a type checker does not narrow it)."""
+    return console.phase
+
+
+def press_key(console: Console, queue: FakeQueue, clock: FakeClock, key: str) -> None:
+    """Seat 1's handheld key, handled."""
+    queue.post(KeyPress(0, key, clock.now_ns()))
+    console.step()
+
+
+@pytest.mark.parametrize("game", ["riiing", "right-on-time"])
+def test_how_to_play_pages_turn_and_go_back(display: TableDisplay, game: str) -> None:
+    """SELECT on "How to play" shows the game's first page on the TV (drawn instead of the
+    table, a different picture from the lobby's); RIGHT turns, LEFT wraps to the last
+    page; BACK returns to the lobby."""
+    console, clock, queue = lobby_console(display, game)
+    lobby_picture = pygame.image.tobytes(display.surface, "RGB")
+    labels = [r[1] for r in console.flow.lobby.rows()]
+    console.flow.lobby.cursor = labels.index("How to play")
+    press_key(console, queue, clock, "select")
+    assert phase_of(console) is Phase.HOWTO
+    shown = console.model(clock.now_ns()).howto
+    assert shown is not None and shown.number == 1 and shown.count >= 2
+    assert shown.page == console.plugin.howto_pages()[0]
+    console.render(clock.now_ns())
+    assert pygame.image.tobytes(display.surface, "RGB") != lobby_picture
+    press_key(console, queue, clock, "right")
+    assert console.model(clock.now_ns()).howto.number == 2  # type: ignore[union-attr]
+    press_key(console, queue, clock, "left")
+    press_key(console, queue, clock, "left")
+    last = console.model(clock.now_ns()).howto
+    assert last is not None and last.number == last.count
+    press_key(console, queue, clock, "back")
+    assert phase_of(console) is Phase.LOBBY and console.model(clock.now_ns()).howto is None
+
+
+@pytest.mark.parametrize("game", ["riiing", "right-on-time"])
+def test_an_idle_lobby_plays_a_captioned_demo_that_any_key_ends(
+    display: TableDisplay, tmp_path: Path, game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A minute without a key in the lobby: computer players play the lobby's game on the
+    TV with "DEMO" on the banner and the rule applied as the top line (the plugin's
+    caption); nothing is journaled; a key returns to the lobby with the party's choices
+    and next seed as they were."""
+    console, clock, queue = lobby_console(display, game, tmp_path)
+    given: list[str] = []
+    real = type(console.plugin).caption
+
+    def recorded(self: object, events: object, view: object) -> str | None:
+        text = real(self, events, view)  # type: ignore[arg-type]
+        given.append(text or "")
+        return text
+
+    monkeypatch.setattr(type(console.plugin), "caption", recorded)
+    while phase_of(console) is Phase.LOBBY:
+        console.step()
+    assert clock.now_ns() >= 10 * S + ATTRACT_NS
+    assert console.flow.demo and DEMO_HINT in console.model(clock.now_ns()).banner
+    record = console.record
+    assert record is not None and record.kinds == ("computer",) * 3
+    shown = 0
+    while len(record.actions) < 40 and console.flow.demo:
+        before = len(given)
+        console.step()
+        if len(given) > before and given[-1] and phase_of(console) is Phase.PLAY:
+            assert console.flow.last_event == given[-1]  # the caption is the top line
+            shown += 1
+    assert shown >= 3
+    press_key(console, queue, clock, "select")
+    assert phase_of(console) is Phase.LOBBY and not console.flow.demo
+    assert DEMO_HINT not in console.model(clock.now_ns()).banner
+    assert console.flow.lobby.choices.kinds == ("human", "computer", "computer")
+    assert console.flow.game_seed == 5
+    assert not (tmp_path / DB_NAME).exists() or _games(tmp_path) == 0
+
+
+def test_a_slap_ends_the_demo_too(display: TableDisplay) -> None:
+    """A slap button during the demo returns to the lobby (no false slap, no card)."""
+    console, clock, queue = lobby_console(display, "riiing")
+    while phase_of(console) is Phase.LOBBY:
+        console.step()
+    assert console.flow.demo
+    queue.post(Press(1, clock.now_ns()))
+    console.step()
+    assert phase_of(console) is Phase.LOBBY and not console.flow.demo
+
+
+def _games(state_dir: Path) -> int:
+    from device.journal import open_read_only
+
+    with open_read_only(state_dir / DB_NAME) as db:
+        return len(db.games(100))
