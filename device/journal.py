@@ -22,6 +22,7 @@ The schema version is ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`).  Tables:
     records(game_id, seq, action, decision, data JSON)   -- action XOR decision
     slaps(game_id, seq, race, seat, reaction_ms, margin_ms, tie)
     marks(name, value)   -- e.g. the newest game id when tonight's leaderboard was cleared
+    dropped(game_id, seq, action, decision, data)   -- records a replay could not use
 
 so tonight's leaderboard (``SELECT seat, MIN(reaction_ms) FROM slaps ...``) and a game's
 history are queries (``python -m device history``, :mod:`device.history`).
@@ -68,6 +69,10 @@ LEGACY_NAME = "journal.log"
 
 SCHEMA_VERSION = 1
 """``PRAGMA user_version`` of the schema this module writes and reads."""
+
+BUSY_S = 0.25
+"""How long a write waits for another process's lock (``history`` never takes one) before
+it fails and is retried with the next record: never long enough to stall the loop."""
 
 KEEP_GAMES = 200
 """Finished games kept; older ones are pruned at start-up and after every game."""
@@ -118,12 +123,20 @@ CREATE TABLE slaps(
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
 CREATE INDEX games_unfinished ON games(id) WHERE outcome IS NULL;
+CREATE TABLE dropped(
+    game_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    action TEXT,
+    decision TEXT,
+    data TEXT,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
 CREATE TABLE marks(
     name TEXT PRIMARY KEY,
     value INTEGER NOT NULL
 ) WITHOUT ROWID;
 """
-_TABLES = ("games", "records", "slaps", "marks")
+_TABLES = ("games", "records", "slaps", "marks", "dropped")
 
 TONIGHT_HOURS = 12
 """Tonight's leaderboard counts the games of the last this many hours (or since it was
@@ -335,6 +348,8 @@ class GameDB(ClosesOnExit):
         self.notices: list[str] = []
         """One-line notices for the TV from :meth:`open` (a database set aside, an old
         journal carried over)."""
+        self.write_problem = ""
+        """Why :meth:`open` could only read (a full or read-only card), or ``""``."""
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -359,12 +374,23 @@ class GameDB(ClosesOnExit):
             with db._txn() as c:
                 if c.execute("PRAGMA user_version").fetchone()[0] == 0:
                     _create(c)
+                # count the starts; a write now says at once whether the card takes any
+                c.execute("INSERT OR REPLACE INTO marks SELECT 'starts', COALESCE((SELECT "
+                          "value FROM marks WHERE name = 'starts'), 0) + 1")
             legacy = state_dir / LEGACY_NAME
             if legacy.is_file():
                 notice = db._carry_over(legacy)
                 if notice:
                     notices.append(notice)
             db.prune(keep_games)
+        except StateError as err:
+            # a full or read-only card: what is there can still be read (the unfinished
+            # game is restored), nothing can be written until there is room again
+            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                db.close()
+                raise
+            db.write_problem = str(err)
+            log.error("game database: %s (reading only)", err)
         except BaseException:
             db.close()
             raise
@@ -417,9 +443,12 @@ class GameDB(ClosesOnExit):
         self.prune()
 
     def cut_back(self, game_id: int, keep: int) -> None:
-        """Drop every record of game ``game_id`` after its first ``keep`` (records the
-        replay could not use), so the game goes on from the last good one."""
+        """Set aside every record of game ``game_id`` after its first ``keep`` (records the
+        replay could not use: moved to the ``dropped`` table, never deleted), so the game
+        goes on from the last good one."""
         with self._txn() as c:
+            c.execute("INSERT OR REPLACE INTO dropped SELECT game_id, seq, action, decision, "
+                      "data FROM records WHERE game_id = ? AND seq >= ?", (game_id, keep))
             c.execute("DELETE FROM records WHERE game_id = ? AND seq >= ?", (game_id, keep))
             c.execute("DELETE FROM slaps WHERE game_id = ? AND seq >= ?", (game_id, keep))
 
@@ -433,7 +462,7 @@ class GameDB(ClosesOnExit):
             pruned = int(cur.rowcount)
         if pruned:
             with contextlib.suppress(sqlite3.Error):
-                self._c.execute("PRAGMA incremental_vacuum")
+                self._c.execute("PRAGMA incremental_vacuum").fetchall()  # every free page
         return pruned
 
     # ------------------------------------------------------------------ reading
@@ -588,8 +617,10 @@ class GameDB(ClosesOnExit):
                                winner if isinstance(winner, int) else None, game_id))
             notice = (f"old journal {legacy.name} carried over ({len(kept)} records)"
                       + (f"; {problem}" if problem else ""))
+        done = ".carried-over" if notice.startswith("old journal") and "not carried" not in \
+            notice else ".not-carried-over"
         try:
-            os.replace(legacy, legacy.with_name(legacy.name + ".carried-over"))
+            os.replace(legacy, legacy.with_name(legacy.name + done))
             _fsync_dir(legacy.parent)
         except OSError as err:
             log.error("cannot rename %s after carrying it over: %s", legacy, err)
@@ -616,10 +647,13 @@ def open_read_only(path: Path) -> GameDB:
 
 def _connect(path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit) with the pragmas."""
-    conn = sqlite3.connect(path, isolation_level=None, timeout=5.0)
+    new = not path.exists() or path.stat().st_size == 0
+    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_S)
     try:
-        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only takes on a new, empty file
-        conn.execute("PRAGMA journal_mode = WAL")
+        if new:  # only takes on a new, empty file (and writes: not on a full card)
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        with contextlib.suppress(sqlite3.OperationalError):  # full or read-only: WAL reads
+            conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
     except BaseException:
@@ -640,15 +674,27 @@ def _create(c: sqlite3.Connection) -> None:
     c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
+_CORRUPT = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+"""SQLite's error names for a file that is damaged or is not a database; any other error
+(busy, locked, full, read-only, cannot open, I/O) says nothing about the file itself."""
+
+
 def _unusable(path: Path) -> tuple[str, str] | None:
     """Why the database at ``path`` cannot be used — ``(tag, one line)`` — or ``None`` (it
-    is fine, or there is none yet).  Opens it read-only (WAL replayed by SQLite)."""
-    if not path.exists():
+    is fine, or there is none yet).  Only a file that is damaged, not a database, of a
+    newer or unknown schema, or not a regular file is unusable; an error that says nothing
+    about the file (locked by another process, a full or read-only card) raises
+    ``sqlite3.Error`` for the caller to report, and the file stays where it is."""
+    if not path.exists() and not path.is_symlink():
         return None
+    if not path.is_file():
+        return "unreadable", "not a regular file"
     try:
-        conn = sqlite3.connect(path, isolation_level=None, timeout=5.0)
+        conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_S)
     except sqlite3.Error as err:
-        return "unreadable", _reason(err)
+        if getattr(err, "sqlite_errorname", "") in _CORRUPT:
+            return "unreadable", _reason(err)
+        raise
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         names = {r[0] for r in conn.execute(
@@ -662,7 +708,9 @@ def _unusable(path: Path) -> tuple[str, str] | None:
         if check != "ok":
             return "damaged", f"integrity check failed ({check})"
     except sqlite3.Error as err:
-        return "damaged", _reason(err)
+        if getattr(err, "sqlite_errorname", "") in _CORRUPT:
+            return "damaged", _reason(err)
+        raise
     finally:
         conn.close()
     return None
@@ -679,7 +727,7 @@ def _set_aside(path: Path, tag: str, why: str) -> str:
             os.replace(extra, aside.with_name(aside.name + suffix))
     os.replace(path, aside)
     _fsync_dir(path.parent)
-    return f"game database set aside as {aside.name}: {why}"
+    return f"Game database set aside ({why}): kept as {aside.name}"
 
 
 def _first_problem(rows: Sequence[Sequence[Any]]) -> str:

@@ -153,6 +153,8 @@ class GameStore:
                 self.failed(err)
                 return None
             self.notices = list(self._db.notices)
+            if self._db.write_problem:  # readable (a game is restored), not writable now
+                self.failed(StateError(self._db.write_problem))
         return self._db
 
     def failed(self, err: StateError) -> None:

@@ -168,7 +168,7 @@ def test_a_newer_schema_is_set_aside_not_deleted(tmp_path: Path) -> None:
     with GameDB.open(tmp_path) as db:
         assert db.games() == []
         (notice,) = db.notices
-    assert "set aside as partytable.db.v2-" in notice and "newer" in notice
+    assert "kept as partytable.db.v2-" in notice and "newer" in notice
     (aside,) = [p for p in tmp_path.iterdir() if p.name.startswith(DB_NAME + ".v2-")
                 and not p.name.endswith(("-wal", "-shm"))]
     conn = sqlite3.connect(aside)
