@@ -54,7 +54,7 @@ MS = 1_000_000
 S = 1_000_000_000
 SLAP_SHOWN_NS = 4 * S
 """How long the slap winner's reaction time stays large on the table."""
-RESUMED = "Game restored: SLAP to go on · BACK: lobby"
+RESUMED = "Restored: SLAP = go on, BACK = lobby"
 """The TV's note after a power cut while the restored game waits (:attr:`Timing.resume_ns`)."""
 CUES = ("ring", "slap", "lay", "draw", "refusal", "round", "win")
 """The sound cues the flow gives (``cue(name)``): a RIIING! window opens (cued by the console
@@ -158,6 +158,7 @@ class GameFlow:
         """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
         self._store_shown = ""
         self._resumed = ""
+        self._kept: set[str] = set()
         self.race = self._new_race(len(choices.kinds))
         self.banner = ""
         """A line the party must see (a damaged lobby.json, "Game resumed ..."), or ``""``."""
@@ -179,17 +180,17 @@ class GameFlow:
         show the lobby."""
         db = self.store.db()
         newest = None
-        if db is not None:
+        if db is not None and resume:  # a console that resumes also carries on its seeds
             with contextlib.suppress(StateError, JournalError):
                 newest = next(iter(db.games(1)), None)
+        elif db is not None:  # a run that never resumes (headless): its cut games end here
+            with contextlib.suppress(StateError):
+                db.abandon_unfinished()
         if newest is not None and newest.header.seed >= self.game_seed:
             self.game_seed = newest.header.seed + 1  # each later game adds 1, across starts
-        notice = self.store.problem or "  ·  ".join(self.store.notices)
-        if notice:
-            self.banner = notice if not self.banner else f"{self.banner}  ·  {notice}"
-            if not self.store.problem:
-                self.timers.call_at(now_ns + NOTICE_NS, self._clear_notice(self.banner),
-                                    "database notice")
+        for notice in self.store.notices:
+            self._flash(notice, now_ns)
+        self._show_store_problem()
         if self.volume is not None:  # the lobby's remembered volume, else the config's
             if self.lobby.choices.volume is None:
                 self.lobby.choices = replace(self.lobby.choices, volume=self.volume.volume)
@@ -452,15 +453,16 @@ class GameFlow:
                 choices = choices.with_option(name, value)
         self.lobby.choices = choices
         self.game_seed = session.seed
-        notice = self.banner
         self._prepare(session, now_ns)
         self.phase = Phase.PLAY
         self.last_event = f"Game restored after {session.step} actions"
         if self.timing.resume_ns <= 0:
             self.go_on(now_ns, held=False)
             return True
-        self._resumed = f"{RESUMED} (goes on in {round(self.timing.resume_ns / S)} s)"
-        self.banner = f"{notice}  ·  {self._resumed}" if notice else self._resumed
+        wait = round(self.timing.resume_ns / S)
+        self._resumed = f"{RESUMED} ({wait} s)"
+        self.banner = "  ·  ".join([self._resumed, *(t for t in self.banner.split("  ·  ") if t)])
+        self._kept.add(self._resumed)
         self.held = True
         self._timer(now_ns + self.timing.resume_ns, self.go_on, "restored game goes on")
         self.show_hands()
@@ -700,7 +702,8 @@ class GameFlow:
         self.race.close(now_ns)
         self.session = session
         self.plugin = session.plugin
-        self.banner = ""
+        # a game's start clears the lobby's lines, not the notices that run on their own
+        self.banner = "  ·  ".join(t for t in self.banner.split("  ·  ") if t in self._kept)
         self.slap_shown = self.slap_margin = None
         self.results = ()
         for seat, kind in zip(self.seats, session.kinds, strict=False):
@@ -769,34 +772,40 @@ class GameFlow:
     def _show_store_problem(self) -> None:
         """Name a state directory that cannot hold the games on the TV, while it lasts."""
         problem = self.store.problem
-        if problem and problem not in self.banner:
+        if problem != self._store_shown:
+            if self._store_shown:
+                self._kept.discard(self._store_shown)
+                self._remove_banner(self._store_shown)
+            if problem:
+                self._add_banner(problem)
+                self._kept.add(problem)
             self._store_shown = problem
-            self.banner = f"{self.banner}  ·  {problem}" if self.banner else problem
-        elif not problem and self._store_shown:
-            self.banner = self.banner.replace(f"  ·  {self._store_shown}", "").replace(
-                self._store_shown, "")
-            self._store_shown = ""
 
     def _clear_resumed(self) -> None:
         if self._resumed:
-            self.banner = self.banner.replace(f"  ·  {self._resumed}", "").replace(
-                self._resumed, "")
+            self._kept.discard(self._resumed)
+            self._remove_banner(self._resumed)
             self._resumed = ""
 
     def _flash(self, text: str, now_ns: int) -> None:
-        """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too)."""
+        """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too), also
+        across the start of a game."""
         log.warning("%s", text)
-        self.banner = f"{self.banner}  ·  {text}" if self.banner else text
+        self._add_banner(text)
+        self._kept.add(text)
 
         def clear(now: int) -> None:
-            self.banner = self.banner.replace(f"  ·  {text}", "").replace(text, "")
+            self._kept.discard(text)
+            self._remove_banner(text)
         self.timers.call_at(now_ns + NOTICE_NS, clear, "notice")
 
-    def _clear_notice(self, notice: str) -> Callable[[int], None]:
-        def clear(now_ns: int) -> None:
-            if self.banner == notice:
-                self.banner = ""
-        return clear
+    def _add_banner(self, text: str) -> None:
+        parts = [t for t in self.banner.split("  ·  ") if t]
+        if text not in parts:
+            self.banner = "  ·  ".join([*parts, text])
+
+    def _remove_banner(self, text: str) -> None:
+        self.banner = "  ·  ".join(t for t in self.banner.split("  ·  ") if t and t != text)
 
     def close(self) -> None:
         """Close the game database (idempotent); the flow may go on and opens it again."""

@@ -442,6 +442,15 @@ class GameDB(ClosesOnExit):
                        _json(dict(summary or {})), game_id))
         self.prune()
 
+    def abandon_unfinished(self) -> int:
+        """End every unfinished game without a winner (a run that never resumes, such as
+        the headless one, so its cut games do not stay unfinished and unpruned for ever);
+        returns how many."""
+        with self._txn() as c:
+            cur = c.execute("UPDATE games SET ended_at = ?, outcome = 'abandoned', summary = "
+                            "'{\"not_resumed\": true}' WHERE outcome IS NULL", (utc_now(),))
+            return int(cur.rowcount)
+
     def cut_back(self, game_id: int, keep: int) -> None:
         """Set aside every record of game ``game_id`` after its first ``keep`` (records the
         replay could not use: moved to the ``dropped`` table, never deleted), so the game

@@ -393,7 +393,7 @@ def test_power_cut_resumes_the_game_at_the_exact_position(
     assert second.plugin.engine.position_json(second.pos) == before
     assert second.record is not None and second.record.actions == actions
     assert second.flow.lobby.choices.kinds == ("computer", "computer", "computer")
-    assert "restored" in second.model(0).banner
+    assert "Restored: SLAP" in second.model(0).banner
     while not done:
         second.step()
     assert done[0].winner is not None

@@ -423,7 +423,7 @@ def test_a_restored_game_is_offered_and_goes_on_by_itself(
     console.close()
     again, clock, _queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
                                    skip_lobby=False, resume=True)
-    assert "restored" in again.model(clock.now_ns()).banner
+    assert "Restored: SLAP" in again.model(clock.now_ns()).banner
     record = again.record
     assert record is not None and again.flow.held
     start = clock.now_ns()
@@ -434,7 +434,7 @@ def test_a_restored_game_is_offered_and_goes_on_by_itself(
             went_on = clock.now_ns()
     assert went_on is not None and went_on - start == 5 * S
     assert clock.now_ns() > went_on
-    assert "restored" not in again.model(clock.now_ns()).banner
+    assert "Restored" not in again.model(clock.now_ns()).banner
 
 
 def test_a_slap_goes_on_with_a_restored_game_at_once(display: TableDisplay, tmp_path: Path) -> None:
@@ -450,7 +450,7 @@ def test_a_slap_goes_on_with_a_restored_game_at_once(display: TableDisplay, tmp_
     assert record is not None and again.flow.held
     queue.post(Press(0, clock.now_ns()))
     again.step()
-    assert not again.flow.held and "restored" not in again.model(clock.now_ns()).banner
+    assert not again.flow.held and "Restored" not in again.model(clock.now_ns()).banner
     assert record.actions[4:] == [] or not record.actions[4].startswith("falseslap")
 
 
@@ -526,11 +526,11 @@ def test_back_declines_a_restored_game_and_it_is_not_offered_again(
     console.close()
     again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
                                   skip_lobby=False, resume=True)
-    assert again.flow.held and "BACK: lobby" in again.model(clock.now_ns()).banner
+    assert again.flow.held and "BACK = lobby" in again.model(clock.now_ns()).banner
     queue.post(KeyPress(1, "back", clock.now_ns()))
     again.step()
     assert again.phase is Phase.LOBBY and not again.flow.held
-    assert "Game restored" not in again.model(clock.now_ns()).banner
+    assert "Restored" not in again.model(clock.now_ns()).banner
     again.close()
     third, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
                      resume=True)
@@ -696,3 +696,24 @@ def test_the_lobby_volume_row_sets_the_sound_and_is_remembered(
     (tmp_path / "lobby.json").write_text(json.dumps({**choices.to_json(), "volume": 99}))
     _, warning = load_choices(tmp_path / "lobby.json")
     assert warning is not None and "'volume' must be 0 to 10" in warning and "\n" not in warning
+
+
+def test_a_run_that_never_resumes_keeps_its_seed_and_ends_cut_games(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """Headless runs are reproducible: a console without resume plays the seed it is given
+    even when the database has later games, and a game a killed run left unfinished is
+    ended (abandoned), so it is pruned like the others rather than kept for ever."""
+    first, *_ = make(display, ("computer", "computer"), state_dir=tmp_path)
+    while first.record is not None and len(first.record.actions) < 3:
+        first.step()
+    first.close()  # killed mid-game: unfinished
+    again, _clock, _queue, done = make(display, ("computer", "computer"), state_dir=tmp_path)
+    while not done:
+        again.step()
+    assert done[0].seed == 3
+    again.close()
+    with GameDB.open(tmp_path) as db:
+        games = db.games()
+    assert [(g.header.seed, g.outcome) for g in reversed(games)][:2] == [
+        (3, "abandoned"), (3, "won")]
