@@ -375,7 +375,9 @@ def run_hardware(args: argparse.Namespace) -> int:
         sound = SoundPlayer(config.sound.volume if args.volume is None else args.volume)
         sound.open()
         try:
+            state = getattr(args, "state_dir", None)
             console = hardware_console(config, rig, clock=clock, queue=queue, timing=timing,
+                                       state_dir=state.absolute() if state else None,
                                        game_seed=args.seed, cue=sound.play, volume=sound)
             console.loop.tickers.append(notifier.watchdog_ticker)
             console.start()

@@ -23,12 +23,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from device.journal import DB_NAME, GameDB, StateError, StoredGame, open_read_only
+
+MAX_LIMIT = 1000
+"""The most games one listing shows (the database keeps about 200 finished ones)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="List the last games the console played.")
     p.add_argument("--state-dir", type=Path, default=None,
                    help="the folder of partytable.db (default: the config's [paths] state_dir)")
-    p.add_argument("--limit", type=int, default=10, help="how many games (default 10)")
+    p.add_argument("--limit", type=int, default=10, help="how many games (default 10, at most "
+                   f"{MAX_LIMIT})")
     p.add_argument("--json", action="store_true", help="one JSON object instead of lines")
     p.add_argument("--check", action="store_true",
                    help="run SQLite's integrity check: exit 0 when it says ok")
@@ -51,8 +56,8 @@ def main(argv: Sequence[str]) -> int:
         args = parser.parse_args(list(argv))
     except SystemExit as done:  # --help (0) or a usage error (2, argparse printed it)
         return int(done.code or 0)
-    if args.limit < 1:
-        print(f"error: --limit must be at least 1, got {args.limit}", file=sys.stderr)
+    if not 1 <= args.limit <= MAX_LIMIT:
+        print(f"error: --limit must be 1 to {MAX_LIMIT}, got {args.limit}", file=sys.stderr)
         return 2
     state_dir = args.state_dir
     if state_dir is None:
@@ -80,6 +85,13 @@ def main(argv: Sequence[str]) -> int:
                     print(line)
     except StateError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    except (sqlite3.Error, OSError) as err:  # a damaged page, a folder this user cannot read
+        where = state_dir / DB_NAME
+        if args.check:
+            print(f"{where}: {str(err).splitlines()[0] if str(err) else type(err).__name__}")
+        else:
+            print(f"error: {where}: {err}", file=sys.stderr)
         return 1
     return 0
 

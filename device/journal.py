@@ -640,7 +640,11 @@ def open_read_only(path: Path) -> GameDB:
     """Open an existing database at ``path`` for reading (``history``): nothing is set
     aside, created or carried over.  Raises :class:`StateError` when it is missing or is
     not a partytable database of this schema version."""
-    if not path.is_file():
+    try:
+        there = path.is_file()
+    except OSError as err:  # a state directory this user may not enter (0700)
+        raise StateError(f"{path}: {_reason(err)}") from None
+    if not there:
         raise StateError(f"{path}: no game database there")
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)

@@ -52,6 +52,7 @@ class Notifier:
         self._sock: socket.socket | None = None
         self._next_ping_ns: int | None = None
         self._failing = False
+        self._unsent_ready: str | None = None
         self.sent = 0
         """How many datagrams were sent (tests and ``selftest`` read it)."""
 
@@ -65,7 +66,10 @@ class Notifier:
         unit's start job completes and ``TimeoutStartSec=`` stops counting.  With
         ``status``, the same datagram carries ``STATUS=status`` (newlines become spaces), so
         ``systemctl status`` never shows a line from before (e.g. a config since fixed)."""
-        self._send("READY=1" if status is None else f"READY=1\nSTATUS={_one_line(status)}")
+        message = "READY=1" if status is None else f"READY=1\nSTATUS={_one_line(status)}"
+        # READY=1 must arrive (else TimeoutStartSec= kills and restarts the service): one
+        # that does not fit (a full socket queue) is sent again by watchdog_ticker
+        self._unsent_ready = None if self._send(message) else message
 
     def stopping(self) -> None:
         """``STOPPING=1``: the service is shutting down (SIGTERM ended the loop)."""
@@ -84,12 +88,20 @@ class Notifier:
         (CLOCK_MONOTONIC ns), or ``None`` when systemd asked for no watchdog (or there is no
         socket).  A late call sends once and counts the half-interval from ``now_ns``, so a
         stalled loop never sends a burst to catch up."""
-        if self.watchdog_ns is None or self.address is None:
+        if self.address is None:
             return None
+        retry: int | None = None
+        if self._unsent_ready is not None:
+            if self._send(self._unsent_ready):
+                self._unsent_ready = None
+            else:
+                retry = now_ns + READY_RETRY_NS
+        if self.watchdog_ns is None:
+            return retry
         if self._next_ping_ns is None or now_ns >= self._next_ping_ns:
             self._send("WATCHDOG=1")
-            self._next_ping_ns = now_ns + self.watchdog_ns // 2
-        return self._next_ping_ns
+            self._next_ping_ns = now_ns + max(self.watchdog_ns // 2, MIN_PING_NS)
+        return self._next_ping_ns if retry is None else min(retry, self._next_ping_ns)
 
     def close(self) -> None:
         """Close the socket (idempotent; a later message opens it again)."""
@@ -97,9 +109,11 @@ class Notifier:
             self._sock.close()
             self._sock = None
 
-    def _send(self, message: str) -> None:
+    def _send(self, message: str) -> bool:
+        """Send ``message``; True when it went (never raises: one line per failing
+        stretch)."""
         if self.address is None:
-            return
+            return False
         try:
             if self._sock is None:
                 # non-blocking: a datagram socket's queue holds only
@@ -115,9 +129,17 @@ class Notifier:
                             message.split("=", 1)[0], shown, err)
             self._failing = True
             self.close()  # a fresh socket next time
-            return
+            return False
         self._failing = False
         self.sent += 1
+        return True
+
+
+READY_RETRY_NS = 100_000_000
+"""How soon an unsent ``READY=1`` is sent again (100 ms)."""
+MIN_PING_NS = 50_000_000
+"""The shortest keep-alive interval (50 ms), whatever ``WATCHDOG_USEC`` says: a tiny value
+must not make the loop spin."""
 
 
 def _one_line(text: str) -> str:

@@ -122,3 +122,26 @@ def test_python_m_device_history_runs_it(tmp_path: Path) -> None:
     usage = subprocess.run([sys.executable, "-m", "device", "--help"], capture_output=True,
                            text=True, check=True).stdout
     assert "history [--json]" in usage
+
+
+def test_a_damaged_database_or_a_huge_limit_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A corrupt page (what an admin meets after a bad power cut) is one line and exit 1
+    for the listing, --json and --check alike; an absurd --limit is exit 2 (found by a
+    fresh tester: each was a traceback)."""
+    with GameDB.open(tmp_path) as db:
+        for _ in range(60):
+            db.new_game(HEADER)
+        db._c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = tmp_path / DB_NAME
+    data = bytearray(path.read_bytes())
+    for offset in range(4096, len(data), 4096):  # every page header after the first
+        data[offset:offset + 64] = b"\xff" * 64
+    path.write_bytes(bytes(data))
+    for extra in ([], ["--json"], ["--check"]):
+        status = main(["--state-dir", str(tmp_path), *extra])
+        out = capsys.readouterr()
+        assert status == 1, extra
+        assert len((out.out + out.err).strip().splitlines()) == 1, (extra, out)
+    assert main(["--state-dir", str(tmp_path), "--limit", "99999999999999999999"]) == 2

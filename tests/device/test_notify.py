@@ -183,8 +183,8 @@ def test_a_socket_that_is_gone_is_one_log_line_and_no_exception(
         notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "1000000"})
         with caplog.at_level(logging.WARNING, logger="partytable"):
             notifier.ready()
-            for k in range(4):
-                assert notifier.watchdog_ticker(k * S) == k * S + S // 2
+            for k in range(4):  # the unsent READY=1 is tried again every 100 ms
+                assert notifier.watchdog_ticker(k * S) == k * S + S // 10
             notifier.status("still here")
             notifier.stopping()
         assert notifier.sent == 0
@@ -296,3 +296,29 @@ def test_python_m_device_tells_systemd_ready_after_its_first_frame_and_stopping_
     assert b"WATCHDOG=1" in got[1:-1], got
     assert set(got[1:-1]) == {b"WATCHDOG=1"}, got
     assert order.index(b"frame") < order.index(b"READY=1"), order
+
+
+def test_ready_that_does_not_fit_is_sent_again(listener: tuple[socket.socket, str]) -> None:
+    """A full notify socket queue (a busy PID 1) makes READY=1 fail: it is sent again by
+    the loop's ticker once there is room, so the start job never times out; a tiny
+    WATCHDOG_USEC never makes the ticker spin (at least 50 ms between keep-alives)."""
+    sock, path = listener
+    filler = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_NONBLOCK)
+    sent = 0
+    while True:
+        try:
+            filler.sendto(b"X=1", path)
+            sent += 1
+        except BlockingIOError:
+            break
+    filler.close()
+    notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "1"})
+    notifier.ready()
+    assert notifier.watchdog_ticker(0) == 50_000_000  # the keep-alive also failed: full
+    for _ in range(sent):
+        assert sock.recv(64) == b"X=1"
+    assert notifier.watchdog_ticker(10_000_000) == 50_000_000
+    got = [sock.recv(64)]
+    assert got == [b"READY=1"]
+    assert notifier.watchdog_ticker(20_000_000) == 50_000_000  # no spin, no burst
+    notifier.close()
