@@ -146,17 +146,28 @@ def test_sim_window_opens_under_x11_and_keys_play_a_move(xdisplay: str, tmp_path
 SELFTEST_SCRIPT = r"""
 import sys, threading, time
 import pygame
+import device.selftest
 from device.main import main
 
+made = []
+real_init = device.selftest.SelfTest.__init__
+
+def keep(self, *args, **kw):
+    real_init(self, *args, **kw)
+    made.append(self)
+
+device.selftest.SelfTest.__init__ = keep
+
 def press_for_people():
-    while not pygame.display.get_init() or pygame.display.get_surface() is None:
-        time.sleep(0.05)
-    time.sleep(3.6)  # the test pattern stays 3 s
-    for key in (pygame.K_1, pygame.K_LEFT, pygame.K_RIGHT, pygame.K_RETURN, pygame.K_BACKSPACE,
-                pygame.K_2, pygame.K_LEFT, pygame.K_RIGHT, pygame.K_RETURN):
+    # each key is pressed once its check is on the TV (never a fixed sleep: CI is slow)
+    keys = (pygame.K_1, pygame.K_LEFT, pygame.K_RIGHT, pygame.K_RETURN, pygame.K_BACKSPACE,
+            pygame.K_2, pygame.K_LEFT, pygame.K_RIGHT, pygame.K_RETURN)
+    for i, key in enumerate(keys):
+        while not made or made[0].index < i:
+            time.sleep(0.02)
+        time.sleep(0.1)
         for t in (pygame.KEYDOWN, pygame.KEYUP):
             pygame.event.post(pygame.event.Event(t, key=key, mod=0, unicode="", scancode=0))
-        time.sleep(0.4)
     # seat 2's BACK is never pressed: the self-test must report that fault
 
 threading.Thread(target=press_for_people, daemon=True).start()
