@@ -28,7 +28,7 @@ MAX_LINES = 5
 MAX_PICTURES = 7
 """Most pictures a page shows in its row."""
 MAX_LINE_CHARS = 52
-"""Most characters in one rule line (72 px text across 1,760 px of the 1920x1080 page)."""
+"""Most characters in one rule line (70 px text across 1,760 px of the 1920x1080 page)."""
 MAX_CAPTION_CHARS = 16
 """Most characters in a picture's caption (it sits under a card about 250 px wide)."""
 
