@@ -149,6 +149,14 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
                     settle(5)
                     assert seat.handheld.connected, f"re-plug {replugs + 1}"
                     replugs += 1
+                    # the last step may have sent a new screen (a computer moved): the board
+                    # reads it from the pty on its own loop; wait for that, not the game
+                    for _ in range(200):
+                        for ticker in rig.tickers:  # the link and the board, clock still
+                            ticker(clock.now_ns())
+                        if handheld.image().tobytes() == rendered(seat).tobytes():
+                            break
+                        time.sleep(0.005)
                     assert handheld.image().tobytes() == rendered(seat).tobytes(), \
                         f"after re-plug {replugs} the handheld shows the seat's screen"
                 pos = console.pos
