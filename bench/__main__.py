@@ -14,6 +14,7 @@ MODULES = (
     "bench.bench_rlcard",
     "bench.bench_engine",
     "bench.bench_rot",
+    "bench.bench_strength",
     "bench.bench_render",
     "bench.bench_arbiter",
     "bench.bench_fairness",

@@ -4,11 +4,12 @@ Public API:
 
 - :class:`RightOnTimeGame` (``engine.core.Game``, name ``"right-on-time"``, 2..6 seats):
   ``new``, ``parse_position``, ``position_json``, ``parse_action``, ``legal``, ``apply``,
-  ``view``, ``outcome``, ``autoplay``; ``bots`` ``{"heuristic", "random"}``.
+  ``view``, ``outcome``, ``autoplay``; ``bots`` ``{"random", "heuristic", "hard"}``.
 - values: :class:`RotPosition`, :class:`RotOptions`, :class:`RotCard`, actions
   :class:`Play` (of :class:`Lay` and an optional :class:`Effect`), :class:`Draw`,
   :class:`BonusSwap`; :func:`parse_action`.
-- bots: :class:`RandomBot`, :class:`HeuristicBot`.
+- bots: :class:`RandomBot`, :class:`HeuristicBot`, :class:`HardBot` (SO-ISMCTS,
+  :mod:`engine.right_on_time.hard`).
 
 Modules: ``cards`` (codes, values, decks as data), ``actions`` (notation), ``options``,
 ``position`` (JSON text and objects, ``str``/``parse``/``from_json`` as for Riiing!),
@@ -28,6 +29,7 @@ from engine.right_on_time.actions import (
 from engine.right_on_time.bots import HeuristicBot, RandomBot
 from engine.right_on_time.cards import RotCard, load_deck
 from engine.right_on_time.game import RightOnTimeGame
+from engine.right_on_time.hard import HardBot
 from engine.right_on_time.options import OPTION_SPECS, RotOptions
 from engine.right_on_time.position import RotPosition
 from engine.right_on_time.view import RightOnTimeView
@@ -37,6 +39,7 @@ __all__ = [
     "BonusSwap",
     "Draw",
     "Effect",
+    "HardBot",
     "HeuristicBot",
     "Lay",
     "Play",

@@ -48,6 +48,7 @@ from engine.right_on_time import actions as _actions
 from engine.right_on_time.actions import Draw, RotAction, to_action, to_move_tuple
 from engine.right_on_time.bots import HeuristicBot, RandomBot
 from engine.right_on_time.cards import VALUE, load_deck, parse_deck
+from engine.right_on_time.hard import HardBot
 from engine.right_on_time.options import OPTION_SPECS, RotOptions, resolve_options
 from engine.right_on_time.position import (
     GAME_NAME,
@@ -89,8 +90,9 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
     max_seats: ClassVar[int] = 6
     options: ClassVar[tuple[OptionSpec, ...]] = OPTION_SPECS
     bots: ClassVar[Mapping[str, type[Bot[Any, Any]]]] = {
-        "heuristic": HeuristicBot,
         "random": RandomBot,
+        "heuristic": HeuristicBot,
+        "hard": HardBot,
     }
 
     # ------------------------------------------------------------------ positions
@@ -213,6 +215,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             winner=pos.winner,
             legal=tuple(str(a) for a in legal),
             options=pos.options.items(),
+            discard=pos.discard,
         )
 
     def outcome(self, pos: RotPosition) -> Outcome | None:

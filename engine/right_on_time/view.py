@@ -28,6 +28,9 @@ class RightOnTimeView:
     - ``legal``: this seat's legal actions as text, sorted; ``()`` when it may not act
     - ``options``: the position's rule options as ``(name, value)`` pairs, as its JSON
       writes them (``RotOptions.items``: ``deck`` only when not the bundled deck)
+    - ``discard``: the discard pile, bottom first (its last card is ``top``): public, every
+      card on it was laid face up this round (RT-2.2, RT-3); ``()`` where a view is built
+      without it
     """
 
     seats: int
@@ -49,3 +52,4 @@ class RightOnTimeView:
     winner: Seat | None
     legal: tuple[str, ...]
     options: tuple[tuple[str, int | bool | str], ...] = ()
+    discard: tuple[Card, ...] = ()

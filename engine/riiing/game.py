@@ -21,6 +21,7 @@ from engine.riiing import rules
 from engine.riiing.actions import TIMEOUT, RiiingAction
 from engine.riiing.bots import HeuristicBot, RandomBot
 from engine.riiing.deck import parse_deck
+from engine.riiing.hard import HardBot
 from engine.riiing.position import (
     GAME_NAME,
     MAX_SEATS,
@@ -37,8 +38,9 @@ from engine.riiing.view import RiiingView
 class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
     """Riiing! (``rules/riiing.md``): 2-6 seats, options ``hand_size`` (7, RI-2.1),
     ``slap_timeout_s`` (8, RI-6.4), ``false_slap_penalty`` (1, RI-6.5), ``deck``
-    (``"standard"`` or the cards inline, RI-1.5: ``engine.riiing.deck``); bots ``"random"``
-    and ``"heuristic"``.  Stateless: every method is pure, none reads a file."""
+    (``"standard"`` or the cards inline, RI-1.5: ``engine.riiing.deck``); bots ``"random"``,
+    ``"heuristic"`` and ``"hard"`` (SO-ISMCTS, ``engine.riiing.hard``).  Stateless: every
+    method is pure, none reads a file."""
 
     name: ClassVar[str] = GAME_NAME
     min_seats: ClassVar[int] = MIN_SEATS
@@ -47,6 +49,7 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
     bots: ClassVar[Mapping[str, type[Bot[Any, Any]]]] = {
         "random": RandomBot,
         "heuristic": HeuristicBot,
+        "hard": HardBot,
     }
 
     def new(

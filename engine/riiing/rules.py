@@ -427,6 +427,8 @@ def view(pos: RiiingPosition, seat: Seat | None) -> RiiingView:
         winner=pos.winner,
         legal=actions,
         false_slap_penalty=pos.options.false_slap_penalty,
+        deck=pos.options.deck,
+        discard=tuple(str(card) for card in pos.discard),
     )
 
 

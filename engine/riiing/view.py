@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine._common import STANDARD_DECK
 from engine.core import Card, Seat
 
 
@@ -28,6 +29,11 @@ class RiiingView:
     - ``legal``: this seat's legal actions now as text, sorted (``"play 7C/>"``, ``"draw"``,
       ``"take"``, ``"slap 2"``); ``()`` for the table view and for a seat that may not act
     - ``false_slap_penalty``: the RI-6.5 option (cards a false slap costs; 0 = off)
+    - ``deck``: the RI-1.5 option (``"standard"`` or the cards inline): public, the cards
+      a seat cannot see are the deck's cards less those it sees
+    - ``discard``: the discard pile, bottom first (its last card is ``last_card``): public,
+      every card on it was laid or turned face up in front of the table (RI-2.2, RI-4.1,
+      RI-5.4, RI-6.3); ``()`` where a view is built without it
     """
 
     seats: int
@@ -45,3 +51,5 @@ class RiiingView:
     winner: Seat | None
     legal: tuple[str, ...]
     false_slap_penalty: int = 1
+    deck: str = STANDARD_DECK
+    discard: tuple[Card, ...] = ()

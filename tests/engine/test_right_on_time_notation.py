@@ -205,7 +205,7 @@ def test_game_metadata() -> None:
         "li_higher_on_top",
         "deck",
     ]
-    assert sorted(game.bots) == ["heuristic", "random"]
+    assert sorted(game.bots) == ["hard", "heuristic", "random"]
 
 
 # ------------------------------------------------------------------ view

@@ -11,7 +11,7 @@ import pytest
 from riiing_helpers import GAME, make
 
 from engine.core import Bot, NotationError
-from engine.riiing import HeuristicBot, RandomBot, RiiingAction, RiiingView
+from engine.riiing import HardBot, HeuristicBot, RandomBot, RiiingAction, RiiingView
 
 WIN_RATE_GAMES = 800
 
@@ -161,6 +161,6 @@ def test_autoplay_log_lines_and_end() -> None:
 
 
 def test_bot_registry() -> None:
-    """RiiingGame.bots names the random and heuristic bots by their kind."""
-    assert dict(GAME.bots) == {"random": RandomBot, "heuristic": HeuristicBot}
+    """RiiingGame.bots names the random, heuristic and hard bots by their kind."""
+    assert dict(GAME.bots) == {"random": RandomBot, "heuristic": HeuristicBot, "hard": HardBot}
     assert all(cls.kind == kind for kind, cls in GAME.bots.items())
