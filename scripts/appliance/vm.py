@@ -200,18 +200,18 @@ class Machine:
         argv = qemu_argv(kernel=self.kernel, initrd=self.initrd, disk=self.disk,
                          console=self.console, control=control, accel=self.accel)
         self.started_at = time.monotonic()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL,
-                                     stderr=open(self.work / "qemu.err", "ab"),  # noqa: SIM115
-                                     preexec_fn=_nice(self.niceness))
+        with open(self.work / "qemu.err", "ab") as err:  # qemu keeps its own copy
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=err,
+                                         preexec_fn=_nice(self.niceness))
         self._pending = b""
         deadline = self.started_at + 10.0
         while True:
             if self.proc.poll() is not None:
                 raise VmError(f"qemu exited at once (exit {self.proc.returncode}; "
                               f"{self._qemu_err()})")
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 sock.connect(str(control))
                 self.sock = sock
                 return
