@@ -15,8 +15,8 @@ decision times, printed with 95% Wilson score intervals (never asserted).
   processes on a shared machine).  The budget: 80 ms here stands for 250 ms on a Pi.
 
 ``BENCH_STRENGTH_GAMES`` (default 2000, the issue's minimum) sets the games per match-up,
-e.g. ``BENCH_STRENGTH_GAMES=50`` while developing; a bad value is named and the default
-used.
+e.g. ``BENCH_STRENGTH_GAMES=50`` while developing; ``BENCH_STRENGTH_WORKERS`` (default 1)
+spreads the games over worker processes.  A bad value is named and the default used.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import os
 import random
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from engine.core import Bot
@@ -41,6 +42,10 @@ DEFAULT_GAMES = 2000
 
 ENV = "BENCH_STRENGTH_GAMES"
 """The environment variable that sets the games per match-up."""
+
+WORKERS_ENV = "BENCH_STRENGTH_WORKERS"
+"""The environment variable that sets the worker processes (games are seeded by their
+number, so the results do not depend on it; decision wall times do, on a busy machine)."""
 
 Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
@@ -147,11 +152,35 @@ def _ms(values: list[float]) -> str:
     )
 
 
-def _matchup(name: str, goal: float, games: int, play: Any) -> list[str]:
+PLAYS = {"riiing": _riiing_game, "right-on-time": _rot_match}
+
+
+def _chunk(which: str, first: int, last: int) -> tuple[int, list[float], list[float]]:
+    """Games ``first .. last - 1`` of match-up ``which`` (a :data:`PLAYS` key): (hard's
+    wins, decision wall seconds, decision CPU seconds).  Runs in a worker process."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    play = PLAYS[which]
+    wins = sum(play(i, wall, cpu) for i in range(first, last))
+    return wins, wall, cpu
+
+
+def _matchup(name: str, goal: float, games: int, which: str, workers: int) -> list[str]:
     wall: list[float] = []
     cpu: list[float] = []
     start = time.perf_counter()
-    wins = sum(play(i, wall, cpu) for i in range(games))
+    step = max(1, math.ceil(games / (4 * workers)))
+    chunks = [(which, i, min(games, i + step)) for i in range(0, games, step)]
+    wins = 0
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            results = list(pool.map(_chunk, *zip(*chunks, strict=True)))
+    else:
+        results = [_chunk(*chunk) for chunk in chunks]
+    for won, walls, cpus in results:
+        wins += won
+        wall += walls
+        cpu += cpus
     elapsed = time.perf_counter() - start
     low, high = wilson(wins, games)
     verdict = "above" if low > goal else "NOT clearly above"
@@ -162,16 +191,32 @@ def _matchup(name: str, goal: float, games: int, play: Any) -> list[str]:
     ]
 
 
+def workers_wanted(environ: dict[str, str] | os._Environ[str] = os.environ) -> tuple[int, str]:
+    """Worker processes from :data:`WORKERS_ENV` (default 1: the machine is shared) and a
+    note naming a bad value (then 1)."""
+    raw = environ.get(WORKERS_ENV)
+    if raw is None:
+        return 1, ""
+    text = raw.strip()
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= 64:
+        return int(text), ""
+    return 1, f"{WORKERS_ENV}={raw[:20]!r} is not a whole number 1..64: 1 used"
+
+
 def run() -> list[str]:
     """Play both match-ups and return the printed lines."""
     games, note = games_wanted()
-    lines = [note] if note else []
+    workers, worker_note = workers_wanted()
+    lines = [n for n in (note, worker_note) if n]
     lines.append(
-        f"{games} games per match-up ({ENV} sets it); hard = SO-ISMCTS, "
-        f"{riiing_hard.ITERATIONS} iterations (Riiing!), {rot_hard.ITERATIONS} (Right on Time)"
+        f"{games} games per match-up ({ENV} sets it), {workers} worker process(es) "
+        f"({WORKERS_ENV}); hard = SO-ISMCTS, {riiing_hard.ITERATIONS} iterations a decision "
+        f"(Riiing!), {rot_hard.ITERATIONS} (Right on Time)"
     )
-    lines += _matchup("riiing 2 seats, hard vs heuristic", 0.5, games, _riiing_game)
-    lines += _matchup("right-on-time 3 seats, hard vs 2 heuristic", 1 / 3, games, _rot_match)
+    lines += _matchup("riiing 2 seats, hard vs heuristic", 0.5, games, "riiing", workers)
+    lines += _matchup(
+        "right-on-time 3 seats, hard vs 2 heuristic", 1 / 3, games, "right-on-time", workers
+    )
     return lines
 
 

@@ -32,13 +32,13 @@ from engine.right_on_time.options import RotOptions
 from engine.right_on_time.rules import Table, apply_move, gen_moves, random_move
 from engine.right_on_time.view import RightOnTimeView
 
-ITERATIONS = 400
-"""Iterations per decision (fixed, so a match replays from its seed); about 20 ms a
-decision on the bench machine (median; ``bench/bench_strength.py`` prints the spread),
+ITERATIONS = 300
+"""Iterations per decision (fixed, so a match replays from its seed); about 25 ms of CPU
+a decision on the bench machine (median; ``bench/bench_strength.py`` prints the spread),
 well inside the 80 ms that stand for 250 ms on a Raspberry Pi."""
 
 
-CONFIDENCE = 1.0
+CONFIDENCE = 2.5
 """Standard errors by which the search must beat the heuristic's choice to override it
 (:func:`engine.ismcts.search`)."""
 

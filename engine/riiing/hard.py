@@ -4,18 +4,20 @@
 
 What the view shows and a determinization keeps (RI-1.4, RI-3.1, RI-5, RI-6):
 
-- the seat's own hand, every seat's card count, the pile sizes, the last card played, the
-  pending demand or phone chain, the deck (option ``deck``, public);
+- the seat's own hand, every seat's card count, the pile sizes, the discard pile (laid
+  face up), the pending demand or phone chain, the deck (option ``deck``, public);
 - the condition in force is the back of the draw pile's top card, so the sampled top card
   has that back (the deck pairs every front with a fixed back).
 
-Everything else (the other hands, the draw pile below its top, the discard pile below its
-top, the shuffle seed) is sampled from the cards the seat cannot see.  Slap windows are
+Everything else (the other hands, the draw pile below its top, the shuffle seed) is
+sampled from the cards the seat cannot see.  Slap windows are
 the device's business (it times computer slaps), so inside the search a window that
 opens is resolved at once by a uniformly random slapper, as between computer players of
 equal speed.  The default policy of the playouts is the heuristic's rule on the fast
 path: lay a number card (a random one) while there is one, keep demand cards and Phones
-for turns without one, pass a phone chain on rather than take (RI-4, RI-5).
+for turns without one, pass a phone chain on rather than take (RI-4, RI-5); after
+:data:`PLAYOUT_DEPTH` actions a playout is scored by the hand sizes.  The heuristic's own
+choice stands unless the search beats it by :data:`CONFIDENCE` standard errors.
 """
 
 from __future__ import annotations
@@ -36,26 +38,22 @@ from engine.riiing.deck import load_deck
 from engine.riiing.position import RiiingOptions
 from engine.riiing.view import RiiingView
 
-ITERATIONS = 200
-"""Iterations per decision (fixed, so a game replays from its seed).  About 25 ms a
-decision on the bench machine (median; ``bench/bench_strength.py`` prints the spread),
+ITERATIONS = 400
+"""Iterations per decision (fixed, so a game replays from its seed).  About 15 ms of CPU
+a decision on the bench machine (median; ``bench/bench_strength.py`` prints the spread),
 well inside the 80 ms that stand for 250 ms on a Raspberry Pi."""
 
-PLAYOUT_DEPTH = 3000
-"""Actions a playout plays at most before it is scored by hand sizes (:meth:`rewards`)."""
+PLAYOUT_DEPTH = 20
+"""Actions a playout plays at most before it is scored by hand sizes (:meth:`rewards`):
+a short horizon keeps the luck of later draws and slaps out of the comparison, and every
+iteration equally cheap."""
 
 SIZE_WEIGHT = 0.35
 """How much one card in hand lowers a seat's estimated chance to win, per card."""
 
-CONFIDENCE = 1.0
+CONFIDENCE = 2.5
 """Standard errors by which the search must beat the heuristic's choice to override it
 (:func:`engine.ismcts.search`)."""
-
-SPECIAL_WEIGHT = 3.0
-"""The opponent model of a determinization: a demand card or Phone is this many times as
-likely as a number card to be in another seat's hand, since sound play (the heuristic's
-rule) keeps them for turns without a number card, so they pile up in hands (an
-assumption about play, not about cards: counts and the unseen cards stay exact)."""
 
 _NUMBER = 0
 
@@ -105,15 +103,6 @@ class RiiingSearch(Search[FastState, int]):
                 if backs[card] == self.top_back:
                     top = unseen.pop(i)
                     break
-        if SPECIAL_WEIGHT != 1.0:
-            kind = table.kind
-            power = 1.0 / SPECIAL_WEIGHT
-            keys = [
-                (rng.random() ** power if kind[card] != _NUMBER else rng.random(), card)
-                for card in unseen
-            ]
-            keys.sort(reverse=True)
-            unseen = [card for _key, card in keys]
         hands: list[list[int]] = []
         for s, count in enumerate(view.hand_counts):
             if s == self.seat:
@@ -121,8 +110,6 @@ class RiiingSearch(Search[FastState, int]):
             else:
                 hands.append(unseen[:count])
                 del unseen[:count]
-        if SPECIAL_WEIGHT != 1.0:
-            rng.shuffle(unseen)
         if self.below:
             discard = [*self.below, self.last]
         else:
