@@ -35,26 +35,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from device.config import computer_only_text
+
 RUNS = 10
 COLD_RUNS = 3
 TIMEOUT_S = 60.0
-
-CONFIG = """
-[display]
-driver = "dummy"
-[paths]
-state_dir = "{state}"
-[[seat]]
-[seat.handheld]
-kind = "none"
-[[seat]]
-[seat.handheld]
-kind = "none"
-[[seat]]
-[seat.handheld]
-kind = "none"
-"""
-"""The computer-only table of three the appliance's VM test runs."""
 
 
 def _env(cache: str | None) -> dict[str, str]:
@@ -88,7 +73,7 @@ def _ready_ms(folder: Path, env: dict[str, str], extra: tuple[str, ...] = ()
     from spawn to ``READY=1`` on the notify socket, and the child's stderr."""
     run = Path(tempfile.mkdtemp(prefix="r", dir=folder))
     config = run / "config.toml"
-    config.write_text(CONFIG.format(state=run / "state"))
+    config.write_text(computer_only_text(run / "state"))
     address = str(run / "notify")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(address)

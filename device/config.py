@@ -513,6 +513,15 @@ def find_config(flag: Path | None, etc: Path = ETC_CONFIG) -> Path | None:
     return None
 
 
+def computer_only_text(state_dir: Path | str, seats: int = 3) -> str:
+    """The config text of a table of ``seats`` computer players only (a demo box, the
+    appliance's VM test, the start-up bench): SDL's dummy TV, no slap pin, no handheld, so
+    no GPIO is opened and the game deals at once; the games go to ``state_dir``."""
+    seat = '[[seat]]\n[seat.handheld]\nkind = "none"\n'
+    return (f'[display]\ndriver = "dummy"\n[paths]\nstate_dir = {_toml(str(state_dir))}\n'
+            + seat * seats)
+
+
 def bundled_text() -> str:
     """The bundled default config's text (``device/config.toml``)."""
     return resources.files("device").joinpath(BUNDLED_NAME).read_text(encoding="utf-8")

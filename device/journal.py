@@ -402,15 +402,7 @@ class GameDB(ClosesOnExit):
     def new_game(self, header: JournalHeader, started_at: str | None = None) -> int:
         """Insert a new, unfinished game; returns its id."""
         with self._txn() as c:
-            cur = c.execute(
-                "INSERT INTO games(game, seats, seed, options, first, device_seed, seat_kinds,"
-                " strengths, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (header.game, header.seats, header.seed, _json(dict(header.options)),
-                 header.first, header.device_seed, _json(list(header.seat_kinds)),
-                 _json(list(header.strengths)), started_at or utc_now()))
-            game_id = cur.lastrowid
-        assert game_id is not None
-        return int(game_id)
+            return _insert_game(c, header, started_at or utc_now())
 
     def append(self, game_id: int, record: Record, slap: SlapRow | None = None) -> int:
         """Append ``record`` (and its ``slap`` row) to game ``game_id`` in one transaction,
@@ -603,13 +595,7 @@ class GameDB(ClosesOnExit):
             kept = [r for r in records
                     if not (isinstance(r, DecisionRecord) and r.kind == "gameover")]
             with self._txn() as c:
-                cur = c.execute(
-                    "INSERT INTO games(game, seats, seed, options, first, device_seed, "
-                    "seat_kinds, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (header.game, header.seats, header.seed, _json(dict(header.options)),
-                     header.first, header.device_seed, _json(list(header.seat_kinds)),
-                     utc_now()))
-                game_id = cur.lastrowid
+                game_id = _insert_game(c, header, utc_now())
                 for seq, r in enumerate(kept):
                     if isinstance(r, ActionRecord):
                         c.execute("INSERT INTO records VALUES (?, ?, ?, NULL, NULL)",
@@ -634,6 +620,18 @@ class GameDB(ClosesOnExit):
         except OSError as err:
             log.error("cannot rename %s after carrying it over: %s", legacy, err)
         return notice
+
+
+def _insert_game(c: sqlite3.Connection, header: JournalHeader, started_at: str) -> int:
+    """Insert an unfinished game of ``header`` in the open transaction; its id."""
+    cur = c.execute(
+        "INSERT INTO games(game, seats, seed, options, first, device_seed, seat_kinds, "
+        "strengths, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (header.game, header.seats, header.seed, _json(dict(header.options)), header.first,
+         header.device_seed, _json(list(header.seat_kinds)), _json(list(header.strengths)),
+         started_at))
+    assert cur.lastrowid is not None
+    return int(cur.lastrowid)
 
 
 def open_read_only(path: Path) -> GameDB:

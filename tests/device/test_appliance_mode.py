@@ -13,9 +13,8 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,9 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
+from notify_helpers import received
 
-from device.config import ConfigError, load_config
+from device.config import ConfigError, computer_only_text, load_config
 from device.events import FakeQueue, Quit, hang_on_signal
 from device.fault_screen import Fault, FaultScreen
 from device.hardware import (
@@ -49,23 +49,6 @@ MS = 1_000_000
 S = 1_000_000_000
 ROOT = Path(__file__).resolve().parents[2]
 
-COMPUTERS = """
-[display]
-driver = "dummy"
-[paths]
-state_dir = "{state}"
-[[seat]]
-[seat.handheld]
-kind = "none"
-[[seat]]
-[seat.handheld]
-kind = "none"
-[[seat]]
-[seat.handheld]
-kind = "none"
-"""
-"""A computer-only table of three (what HELPER vm's VM runs): no slap_pin, no handheld."""
-
 BAD = """
 [display]
 driver = "dummy"
@@ -83,29 +66,6 @@ kind = "nope"
 """Two problems: an unknown handheld kind, and GPIO 17 used twice."""
 
 
-@pytest.fixture
-def listener() -> Iterator[tuple[socket.socket, str]]:
-    """A bound datagram socket in a short temp dir (AF_UNIX paths end at 108 bytes) and its
-    path, as systemd's NOTIFY_SOCKET."""
-    with tempfile.TemporaryDirectory(prefix="pta") as folder:
-        path = os.path.join(folder, "notify")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        sock.bind(path)
-        sock.setblocking(False)
-        try:
-            yield sock, path
-        finally:
-            sock.close()
-
-
-def received(sock: socket.socket) -> list[bytes]:
-    """Every datagram waiting on ``sock``."""
-    out = []
-    while True:
-        try:
-            out.append(sock.recv(4096))
-        except BlockingIOError:
-            return out
 
 
 def no_pin_factory(*args: Any, **kw: Any) -> Any:
@@ -173,7 +133,7 @@ def test_a_computer_only_config_plays_at_once_without_any_pin_factory(
     seat a computer and computer players' actions are applied."""
     monkeypatch.setattr("drivers.pin_factory.open_pin_factory", no_pin_factory)
     path = tmp_path / "config.toml"
-    path.write_text(COMPUTERS.format(state=tmp_path / "state"))
+    path.write_text(computer_only_text(tmp_path / "state"))
     config = load_config(path)
     assert computers_only(config) and gpio_pins(config) == ()
     clock = FakeClock(10 * S)
@@ -207,7 +167,7 @@ def test_a_remembered_lobby_with_people_still_deals_every_config_seat_to_a_compu
         '{"game": "right-on-time", "kinds": ["human", "human"], "first": 1, '
         '"options": {"right-on-time": {"target_points": 2}}}')
     path = tmp_path / "config.toml"
-    path.write_text(COMPUTERS.format(state=state))
+    path.write_text(computer_only_text(state))
     config = load_config(path)
     clock = FakeClock(10 * S)
     fake = FakeQueue(clock)
@@ -256,7 +216,7 @@ def test_a_bad_config_is_shown_on_the_tv_and_the_service_waits_until_it_is_fixed
     fake = ScriptedQueue(clock, {
         110 * S: lambda: seen.update(colour=tv_top_colour(), early=list(got),
                                      tv=pygame.display.get_surface()),
-        fixed_at: lambda: rewrite(path, COMPUTERS.format(state=tmp_path / "state")),
+        fixed_at: lambda: rewrite(path, computer_only_text(tmp_path / "state")),
     }, tap=lambda: got.extend(received(sock)))
     notifier = Notifier({"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "1000000"})
     played: list[int] = []
@@ -378,7 +338,7 @@ def test_a_driver_fault_is_shown_and_the_rig_is_tried_every_5_s_on_the_same_tv(
 
     sock, address = listener
     path = tmp_path / "config.toml"
-    path.write_text(COMPUTERS.format(state=tmp_path / "state"))
+    path.write_text(computer_only_text(tmp_path / "state"))
     clock = FakeClock(7 * S)
     got: list[bytes] = []
     fake = ScriptedQueue(clock, {}, tap=lambda: got.extend(received(sock)))
@@ -419,7 +379,7 @@ def test_a_tv_that_cannot_open_exits_1_for_systemd_to_restart(
     """The rig fails because the TV is not there yet: the fault screen cannot open either,
     so the service exits 1 at once (RestartSec=3s brings it back) without READY."""
     path = tmp_path / "config.toml"
-    path.write_text(COMPUTERS.format(state=tmp_path / "state"))
+    path.write_text(computer_only_text(tmp_path / "state"))
     clock = FakeClock(0)
     fake = FakeQueue(clock)
 
@@ -448,7 +408,7 @@ def test_sigterm_during_a_driver_fault_exits_1(tmp_path: Path) -> None:
     from drivers.errors import DeviceUnavailableError as Unavailable
 
     path = tmp_path / "config.toml"
-    path.write_text(COMPUTERS.format(state=tmp_path / "state"))
+    path.write_text(computer_only_text(tmp_path / "state"))
     clock = FakeClock(0)
     fake = ScriptedQueue(clock, {12 * S: lambda: fake.post(Quit())})
 
@@ -542,7 +502,7 @@ def test_the_debug_signal_stops_the_watchdog_keep_alive_in_a_real_process(
 
     sock, address = listener
     config = tmp_path / "config.toml"
-    config.write_text(COMPUTERS.format(state=tmp_path / "state"))
+    config.write_text(computer_only_text(tmp_path / "state"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "device", "--config", str(config)], cwd=ROOT,
         env=child_env(address, PARTYTABLE_DEBUG_HANG="SIGUSR1"),

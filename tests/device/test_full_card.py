@@ -26,12 +26,6 @@ from drivers.table_display import TableDisplay
 S = 1_000_000_000
 
 
-@pytest.fixture
-def display() -> Iterator[TableDisplay]:
-    """The TV on SDL's dummy driver, on a fake clock."""
-    d = TableDisplay("dummy", (480, 270), clock=FakeClock(10 * S))
-    yield d
-    d.close()
 
 
 @pytest.fixture

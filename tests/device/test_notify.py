@@ -10,7 +10,6 @@ import logging
 import os
 import socket
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,35 +17,13 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
+from notify_helpers import received
 
 from device.notify import Notifier
 
 S = 1_000_000_000
 
 
-@pytest.fixture
-def listener() -> Iterator[tuple[socket.socket, str]]:
-    """A bound datagram socket in a short temp dir (AF_UNIX paths end at 108 bytes) and its
-    path, as systemd's NOTIFY_SOCKET."""
-    with tempfile.TemporaryDirectory(prefix="ptn") as folder:
-        path = os.path.join(folder, "notify")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        sock.bind(path)
-        sock.setblocking(False)
-        try:
-            yield sock, path
-        finally:
-            sock.close()
-
-
-def received(sock: socket.socket) -> list[bytes]:
-    """Every datagram waiting on ``sock``."""
-    out = []
-    while True:
-        try:
-            out.append(sock.recv(4096))
-        except BlockingIOError:
-            return out
 
 
 def test_ready_stopping_and_status_arrive_as_datagrams(

@@ -3,7 +3,6 @@ pages and attract mode (a captioned demo game after a minute of idle lobby)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pygame
@@ -25,12 +24,6 @@ from drivers.table_display import TableDisplay
 S = 1_000_000_000
 
 
-@pytest.fixture
-def display() -> Iterator[TableDisplay]:
-    """The TV on SDL's dummy driver at 480x270, on a fake clock."""
-    d = TableDisplay("dummy", (480, 270), clock=FakeClock(10 * S))
-    yield d
-    d.close()
 
 
 def lobby_console(display: TableDisplay, game: str, state_dir: Path | None = None
