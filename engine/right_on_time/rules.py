@@ -5,8 +5,13 @@ One implementation serves both paths:
 - the public, checked API (:class:`engine.right_on_time.RightOnTimeGame`) thaws a frozen
   :class:`~engine.right_on_time.position.RotPosition` into a :class:`Table`, applies one
   move with events and freezes the result;
-- the private fast path (``RightOnTimeGame._fast_random_playout``) keeps one mutable
-  :class:`Table` for a whole random playout and skips checks and events.
+- the private fast path (:func:`random_playout`, behind
+  ``RightOnTimeGame._fast_random_playout`` and the hard bot's search) keeps one mutable
+  :class:`Table` for a whole playout and skips checks and events.  Its uniform move pick
+  (:func:`random_move`) counts the lays in closed form from the same constant tables
+  :func:`raw_lays` reads instead of listing them (:func:`move_count`), and applies the
+  move with the same :func:`apply_move`; ``tests/engine/test_right_on_time_fast.py`` plays
+  it in lockstep with the checked path.
 
 A *move* is a compact tuple (an internal form of an action):
 
@@ -819,13 +824,13 @@ times round the table (no card can move any more: only possible with a tiny cust
 dozens of bonus cards out of play)."""
 
 
-def dead_draw(t: State | Table, forced: bool) -> bool:
+def dead_draw(t: Table | RotPosition, forced: bool) -> bool:
     """True after a forced ``draw`` (no lay and no bonus swap was possible) when nothing
     can be drawn any more: the draw changed nothing."""
-    return forced and not t.draw and len(t.discard) <= 1  # type: ignore[union-attr]
+    return forced and not t.draw and len(t.discard) <= 1
 
 
-def forced_draw(t: State | Table, seat: Seat) -> bool:
+def forced_draw(t: Table | RotPosition, seat: Seat) -> bool:
     """True when a ``draw`` by ``seat`` now is its only legal action (no bonus swap)."""
     return not t.bonus[seat] or not t.hands[seat]
 

@@ -69,7 +69,8 @@ class RiiingSearch(Search[FastState, int]):
         self.seat = seat
         self.options = RiiingOptions.from_mapping({"deck": view.deck})
         codes = [card.code for card in load_deck(view.deck)]
-        self.table = card_table(frozenset(codes))
+        visible = {*view.hand, *view.discard, view.last_card}  # a hand-made view may hold
+        self.table = card_table(frozenset(codes) | visible)  # cards its deck lacks
         ids = self.table.ids
         pool = Counter(ids[code] for code in codes if code in ids)
         below = list(view.discard[:-1])
