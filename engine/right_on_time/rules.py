@@ -450,12 +450,11 @@ def _pick(st: State, random: Callable[[], float] | None) -> Any:
     instead (a rare case).  ``tests/engine/test_right_on_time_fast.py`` checks the count
     and the pick against :func:`gen_moves`."""
     seat = st.to_move
-    if seat is None or st.winner is not None:
+    if seat is None:  # the match is won (RT-7.1: to_move is null exactly then)
         return 0
     hand = st.hands[seat]
     size = len(hand)
-    opts = st.options
-    if size <= 2 and (opts.li_joker_seven or opts.li_higher_on_top):
+    if size <= 2 and (st.options.li_joker_seven or st.options.li_higher_on_top):
         moves = gen_moves(st)
         return len(moves) if random is None else moves[int(random() * len(moves))]
     discard = st.discard
@@ -501,12 +500,13 @@ def _pick(st: State, random: Callable[[], float] | None) -> Any:
             if a[0] != b[0] or dup & bits[a[0]]:
                 return ("p", (a[0], b[0]), (a[1], b[1]), "", -1)
     out = st.out
+    left = st.options.li_du_bist_left
     if out:
         outs = tuple(out)
-        e1, l1 = _effect_counts(st.seats, seat, outs, size == 1, opts.li_du_bist_left)
+        e1, l1 = _effect_counts(st.seats, seat, outs, size == 1, left)
     else:
         free = _FREE_EFFECTS[st.seats][seat]
-        e1, l1 = free[size == 1][opts.li_du_bist_left]
+        e1, l1 = free[size == 1][left]
     c1 = census[1][held >> _S1 & _M1]
     c2 = census[2][held >> _S2]
     s0 = c0[3] * l1[0]
@@ -517,9 +517,9 @@ def _pick(st: State, random: Callable[[], float] | None) -> Any:
         if size > 2:
             e2, l2 = e1, l1
         elif out:
-            e2, l2 = _effect_counts(st.seats, seat, outs, True, opts.li_du_bist_left)
+            e2, l2 = _effect_counts(st.seats, seat, outs, True, left)
         else:
-            e2, l2 = free[True][opts.li_du_bist_left]
+            e2, l2 = free[True][left]
         once = held & ~dup
         w0 = c0[4]
         w1 = c1[4]
@@ -739,9 +739,11 @@ def apply_move(t: Table, move: Move, events: list[Event] | None) -> None:
     if events is not None:
         jokers = [VALUE[p] for p in pile_codes if p[0] == "J"]
         events.append(Event("play", seat, pile_codes, jokers[-1] if jokers else None))
-    if not kind and hand and not t.out and t.seats > 2:  # the common case of _end_turn
-        t.to_move = seat + 1 if seat + 1 < t.seats else 0
-        return
+    if not kind and hand and not t.out:  # the common case of _end_turn, 3+ seats
+        seats = t.seats
+        if seats > 2:
+            t.to_move = seat + 1 if seat + 1 < seats else 0
+            return
     up: Seat | None = None
     if kind == ">":
         up = target
