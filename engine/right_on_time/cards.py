@@ -7,7 +7,8 @@ is the frozen value behind a code.  Codes:
 - ``J``: a Joker in a hand, the draw pile or a bonus list; ``J<n>`` (n 1..7): a Joker lying
   on the discard pile, declared as n (RT-1.4);
 - ``N``: Zurück auf Null, worth 0 on top of the discard pile (RT-1.3, RT-3.3);
-- ``D<n>``: Du bist! of value n; ``Z<n>``: Ziehen! of value n (n 1..7, RT-1.2).
+- ``D<n>``: Du bist! of value n; ``Z<n>``: Ziehen! of value n (n 1..7, RT-1.2), laid by that
+  value like a number card, alone or in a pair (RT-3.5);
 
 The default deck is data (``deck.txt`` beside this module, RT-1.1/RT-1.2), read and checked
 by :func:`default_deck`.  A position's option ``deck`` names it (``"standard"``) or holds
