@@ -3,7 +3,8 @@
 - checked: random 3-seat matches through the public API (``RightOnTimeGame.new``,
   ``legal``, the checked ``apply``), each action picked by ``random.Random(seed).choice``;
 - fast: random 3-seat matches through the private unchecked fast path
-  (``RightOnTimeGame._fast_random_playout``: one mutable table, uniform move choice);
+  (``rules.Table.deal`` and ``rules.random_playout``: one mutable table, uniform move
+  choice; ``RightOnTimeGame._fast_random_playout`` wraps the same for positions);
 - fast versus RLCard's UNO engine in the same run (``bench.bench_rlcard.versus_uno``: the
   two take turns, rates in steps per CPU second); the goal is at least 2x;
 - agreement: fast playouts of seeds 0-19 replayed through the checked ``apply``;
@@ -25,13 +26,15 @@ import random
 from bench import checked_playout, playout_rate
 from bench.bench_rlcard import SLICES, versus_uno
 from engine.core import Bot
-from engine.right_on_time import HeuristicBot, RandomBot, RightOnTimeGame
+from engine.right_on_time import HeuristicBot, RandomBot, RightOnTimeGame, RotOptions
+from engine.right_on_time.rules import Table, random_playout
 
 SEATS = 3
 SECONDS = 2.0
 WIN_RATE_MATCHES = 600
 
 GAME = RightOnTimeGame()
+OPTIONS = RotOptions()
 
 
 def _checked_match(seed: int) -> int:
@@ -40,9 +43,10 @@ def _checked_match(seed: int) -> int:
 
 
 def _fast_match(seed: int) -> int:
-    """One random match through the private fast path; returns its number of actions."""
-    _pos, actions = GAME._fast_random_playout(GAME.new(SEATS, seed), random.Random(seed))
-    return actions
+    """One random match through the private fast path (dealt straight into a mutable
+    table, as Riiing!'s fast bench deals into its state); returns its number of actions."""
+    table = Table.deal(SEATS, seed, OPTIONS, 0)
+    return random_playout(table, random.Random(seed).random)
 
 
 

@@ -42,7 +42,6 @@ from engine.core import (
     OptionSpec,
     Outcome,
     Seat,
-    shuffle,
 )
 from engine.right_on_time import actions as _actions
 from engine.right_on_time.actions import Draw, RotAction, to_action, to_move_tuple
@@ -62,11 +61,9 @@ from engine.right_on_time.rules import (
     Table,
     apply_move,
     dead_draw,
-    deal,
     explain,
     forced_draw,
     gen_moves,
-    hand_size,
     move_text,
     random_playout,
 )
@@ -122,23 +119,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             raise NotationError(
                 f"option deck: {len(deck)} cards cannot deal {seats} seats", "RT-2.1"
             )
-        cards, next_seed = shuffle(deck, seed)
-        hands, draw = deal(cards, seats, hand_size(seats), first)
-        return RotPosition(
-            seats=seats,
-            options=opts,
-            hands=tuple(tuple(h) for h in hands),
-            draw=tuple(draw),
-            discard=(),
-            to_move=first,
-            seed=next_seed,
-            round=1,
-            scores=(0,) * seats,
-            out=(),
-            bonus=((),) * seats,
-            winner=None,
-            shown=((),) * seats,
-        )
+        return Table.deal(seats, seed, opts, first).freeze()
 
     def parse_position(self, obj: Mapping[str, Any]) -> RotPosition:
         """Read and validate a JSON position (``engine.right_on_time.position``, RT-10.2);

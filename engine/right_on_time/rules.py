@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from engine.core import Card, Event, Seat, shuffle
 from engine.right_on_time.actions import DRAW_MOVE, Move
-from engine.right_on_time.cards import EFFECT, HAND_CODES, PILE_CODES, VALUE, unjoker
+from engine.right_on_time.cards import EFFECT, HAND_CODES, PILE_CODES, VALUE, load_deck, unjoker
 from engine.right_on_time.options import RotOptions
 from engine.right_on_time.position import RotPosition
 
@@ -104,6 +104,29 @@ class Table:
         self.bonus = [list(b) for b in pos.bonus]
         self.winner = pos.winner
         self.shown = [list(s) for s in pos.shown]
+
+    @staticmethod
+    def deal(seats: int, seed: int, options: RotOptions, first: Seat) -> Table:
+        """Round 1 of a match straight into a table (RT-2.1 .. RT-2.3, RT-9.1): the deck of
+        ``options`` shuffled from ``seed``, dealt clockwise from ``first``, who opens.
+        Unchecked: ``RightOnTimeGame.new`` validates its arguments and freezes this."""
+        cards, next_seed = shuffle(load_deck(options.deck), seed)
+        hands, draw = deal(cards, seats, hand_size(seats), first)
+        table = Table.__new__(Table)
+        table.seats = seats
+        table.options = options
+        table.hands = hands
+        table.draw = draw
+        table.discard = []
+        table.to_move = first
+        table.seed = next_seed
+        table.round = 1
+        table.scores = [0] * seats
+        table.out = []
+        table.bonus = [[] for _ in range(seats)]
+        table.winner = None
+        table.shown = [[] for _ in range(seats)]
+        return table
 
     def freeze(self) -> RotPosition:
         """The frozen position this table holds now."""
