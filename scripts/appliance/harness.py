@@ -422,20 +422,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     def say(line: str) -> None:
         print(line, flush=True)
 
-    machine: Machine | None = None
-    try:
-        with tempfile.TemporaryDirectory(prefix="partytable-appliance-") as tmp:
-            work = args.keep or Path(tmp)
-            work.mkdir(parents=True, exist_ok=True)
-            machine = _run(args, work, figures, say)
-    except (CheckFailed, BuildError, VmError, ReferenceError) as err:
-        if machine is not None:
-            machine.cut()
-        tail = getattr(err, "output", "") or (machine.console_tail() if machine else "")
-        if tail:
-            print(tail, file=sys.stderr)
-        print(f"appliance-test: FAILED: {err}", flush=True)
-        return 1
+    machines: list[Machine] = []
+    with tempfile.TemporaryDirectory(prefix="partytable-appliance-") as tmp:
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            _run(args, work, figures, say, machines)
+        except (CheckFailed, BuildError, VmError, ReferenceError) as err:
+            for machine in machines:
+                machine.cut()
+            tail = getattr(err, "output", "") or "\n".join(m.console_tail() for m in machines)
+            if tail:
+                print(tail, file=sys.stderr, flush=True)
+            print(f"appliance-test: FAILED: {err}", flush=True)
+            return 1
     for line in report(figures, time.monotonic() - t0):
         say(line)
     say(f"appliance-test: passed ({figures.cuts} power cuts, {figures.resumes} exact resumes, "
@@ -444,8 +444,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _run(args: argparse.Namespace, work: Path, f: Figures,
-         say: Callable[[str], None]) -> Machine:
+def _run(args: argparse.Namespace, work: Path, f: Figures, say: Callable[[str], None],
+         machines: list[Machine]) -> None:
     def phase(name: str, start: float) -> None:
         f.phases.append((name, time.monotonic() - start))
 
@@ -465,6 +465,7 @@ def _run(args: argparse.Namespace, work: Path, f: Figures,
     phase("kvm probe", t)
     machine = Machine(kernel=boot_kernel(base.kernel, work), initrd=base.initrd, disk=disk,
                       work=work, accel=f.accel, niceness=args.nice)
+    machines.append(machine)
     flags = device_flags((GUEST / "appliance-test.conf").read_text())
     rng = random.Random(args.seed)
     run = Run(machine, f, rng, tuple(args.delay), say)
@@ -495,7 +496,6 @@ def _run(args: argparse.Namespace, work: Path, f: Figures,
     f.compared_games = check_reference(final, lambda h: _reference(h, flags))
     phase("end and reference", t)
     say(f"appliance-test: {f.compared_games} finished games equal their uncut reference")
-    return machine
 
 
 def _reference(header: Any, flags: Sequence[str]) -> list[str]:

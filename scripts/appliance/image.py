@@ -7,9 +7,9 @@ machine for the appliance tests"):
   udev, the Debian kernel (``linux-image-amd64``), make and the run-time packages
   ``make install`` asks for (``APT_PACKAGES`` in ``systemd/install.sh``, so its apt step
   finds them all installed and needs no network later);
-- a boot set up for a headless VM: root on ``/dev/vda`` (fstab), a small initramfs
-  (``MODULES=list``: virtio and ext4), a volatile journal forwarded to the serial console,
-  a machine id, and the units a headless test box has no use for masked;
+- a boot set up for a headless VM: root on ``/dev/vda`` (fstab), a minimal initramfs
+  (:mod:`.initramfs`: busybox, virtio and ext4), a volatile journal forwarded to the serial
+  console, a machine id, and the units a headless test box has no use for masked;
 - the project's pinned dependencies: wheels built on the host by its own pip
   (``pip wheel -c constraints.txt``: the host's index, proxy and certificates apply) into
   ``/var/cache/partytable-appliance/wheels`` in the tree, then ``make install`` run once in
@@ -46,15 +46,19 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-BUILDER = 1
-"""Bump to rebuild every cached base (a change in how it is built)."""
+from .initramfs import INIT, ROOT_MODULES, archive, module_paths
+
+BUILDER = 2
+"""Bump to rebuild every cached base (a change in how it is built that the inputs below do
+not show)."""
 
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 
-VM_PACKAGES = ("systemd", "systemd-sysv", "udev", "linux-image-amd64", "initramfs-tools",
+VM_PACKAGES = ("systemd", "systemd-sysv", "udev", "linux-image-amd64", "busybox-static",
                "make", "python3", "python3-venv")
-"""Debian packages of the VM itself (``APT_PACKAGES`` of install.sh come on top).  No git:
+"""Debian packages of the VM itself (``APT_PACKAGES`` of install.sh come on top); the static
+busybox runs the VM's own initramfs (:mod:`.initramfs`).  No git:
 the copy of the repository in the tree is the files ``git ls-files`` lists (tracked and new),
 so install.sh's own file list (``find``, without git) ships the same ones."""
 
@@ -85,6 +89,12 @@ EXCLUDED_PATHS = (
         "drivers/staging", "sound")),
 )
 """What dpkg leaves out of the base (``path-exclude``); copyright files stay."""
+
+JOURNALD = ("[Journal]\nStorage=volatile\nForwardToConsole=yes\nMaxLevelConsole=info\n"
+            "TTYPath=/dev/ttyS0\n")
+"""The VM's journald.conf.d drop-in: the journal of the current boot is all the test reads
+(a journal file cut by every power cut would only add noise), forwarded to ttyS0 for the
+run's console logs."""
 
 WHEELS = "/var/cache/partytable-appliance/wheels"
 """Where the base keeps the pinned wheels, for ``make install`` offline in each run."""
@@ -161,6 +171,7 @@ def base_inputs(repo: Path, mirror: str) -> dict[str, object]:
         "packages": sorted(set(VM_PACKAGES) | set(apt_packages(repo))),
         "masked": list(MASKED_UNITS),
         "excluded": list(EXCLUDED_PATHS),
+        "boot": [JOURNALD, INIT, list(ROOT_MODULES)],
         "dependencies": dependencies(repo),
         "constraints": constraints.read_text(encoding="utf-8") if constraints.exists() else "",
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",
@@ -268,18 +279,14 @@ def build_wheels(repo: Path, dest: Path) -> str:
 
 def setup_boot(root: Path) -> None:
     """The VM's boot: fstab, hostname, machine id, volatile journal to the console, masked
-    units, a small initramfs (virtio + ext4); raises :class:`BuildError`."""
+    units."""
     etc = root / "etc"
     (etc / "fstab").write_text("/dev/vda / ext4 rw,errors=remount-ro 0 0\n")
     (etc / "hostname").write_text("partytable-vm\n")
     (etc / "machine-id").write_text(uuid.uuid4().hex + "\n")
     journald = etc / "systemd" / "journald.conf.d"
     journald.mkdir(parents=True, exist_ok=True)
-    # volatile: the journal of the current boot is all the test reads, and a journal file
-    # cut by every power cut would only add noise; forwarded to ttyS0 for the run's log
-    (journald / "appliance.conf").write_text(
-        "[Journal]\nStorage=volatile\nForwardToConsole=yes\nMaxLevelConsole=info\n"
-        "TTYPath=/dev/ttyS0\n")
+    (journald / "appliance.conf").write_text(JOURNALD)
     system = etc / "systemd" / "system"
     for unit in MASKED_UNITS:
         link = system / unit
@@ -289,11 +296,22 @@ def setup_boot(root: Path) -> None:
         for link in wants.iterdir():
             if link.name in MASKED_UNITS:
                 link.unlink()
-    initramfs = etc / "initramfs-tools"
-    conf = initramfs / "initramfs.conf"
-    conf.write_text(re.sub(r"(?m)^MODULES=.*$", "MODULES=list", conf.read_text()))
-    (initramfs / "modules").write_text("virtio_pci\nvirtio_blk\next4\n")
-    chroot("initramfs", root, ["update-initramfs", "-u", "-k", "all"])
+
+
+def make_initramfs(root: Path, version: str) -> bytes:
+    """The VM's initramfs (:mod:`.initramfs`) for kernel ``version`` of the tree ``root``:
+    its busybox and the root disk's modules; raises :class:`BuildError`."""
+    outputs = [chroot("initramfs", root, ["modprobe", "--show-depends", "-S", version, name])
+               for name in ROOT_MODULES]
+    paths = module_paths(outputs)
+    if not paths:
+        raise BuildError("initramfs", f"modprobe lists no modules for {', '.join(ROOT_MODULES)}")
+    busybox = root / "bin" / "busybox"
+    try:
+        modules = [(Path(p).name, (root / p.lstrip("/")).read_bytes()) for p in paths]
+        return archive(busybox.read_bytes(), modules)
+    except OSError as err:
+        raise BuildError("initramfs", f"cannot read {err.filename}: {err.strerror}") from None
 
 
 def _debootstrap(root: Path, mirror: str, packages: Sequence[str]) -> str:
@@ -348,7 +366,9 @@ def ensure_base(repo: Path, cache: Path, log: Log, *, mirror: str = DEFAULT_MIRR
             raise BuildError("base image", f"no kernel in {root / 'boot'}")
         version = boot[-1].name.removeprefix("vmlinuz-")
         shutil.copy2(boot[-1], work / "vmlinuz")
-        shutil.copy2(root / "boot" / f"initrd.img-{version}", work / "initrd.img")
+        (work / "initrd.img").write_bytes(make_initramfs(root, version))
+        for unused in (root / "boot").glob("initrd.img-*"):  # initramfs-tools' own, 36 MB
+            unused.unlink()
         log(f"base image: wheels, boot set-up and venv in {time.monotonic() - t1:.0f} s")
         (work / "complete").write_text(key + "\n")
         work.rename(done)

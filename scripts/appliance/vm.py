@@ -242,7 +242,9 @@ class Machine:
             except TimeoutError:
                 continue
             if not chunk:
-                raise VmError("the control socket closed")
+                self.proc.wait()
+                raise VmError(f"qemu ended (exit {self.proc.returncode}): see the console "
+                              "log")
             self._pending += chunk
         line, self._pending = self._pending.split(b"\n", 1)
         try:
@@ -260,8 +262,9 @@ class Machine:
             try:
                 obj = self._line(deadline)
             except VmError as err:
-                raise VmError(f"no word from the VM's agent {timeout_s:.0f} s after power-on "
-                              f"({err})") from None
+                when = (f"within {timeout_s:.0f} s of power-on" if str(err) == "timeout"
+                        else f"{time.monotonic() - self.started_at:.0f} s after power-on")
+                raise VmError(f"no word from the VM's agent {when} ({err})") from None
             if "hello" in obj:
                 h = obj["hello"]
                 return Hello(at=time.monotonic(), ready_mono_us=int(h["ready_mono_us"]),
