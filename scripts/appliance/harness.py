@@ -1,8 +1,8 @@
 """The appliance test's run: skip reasons, the phases, the boots and cuts, the figures.
 
-``python -m scripts.appliance [--cuts N] [--seed S] [--delay MIN MAX] [--keep DIR]``
-(``make appliance-test``; ``APPLIANCE_CUTS``, ``APPLIANCE_SEED`` and ``APPLIANCE_CACHE`` set
-the same from the environment).
+``python -m scripts.appliance [--cuts N] [--seed S] [--delay MIN MAX] [--keep DIR] [--nice N]``
+(``make appliance-test ARGS=...``; ``APPLIANCE_CUTS``, ``APPLIANCE_SEED``, ``APPLIANCE_NICE``
+and ``APPLIANCE_CACHE`` (the cache folder) set the same from the environment).
 
 1. Skip (exit 0, one line saying why) where the test cannot run: not Linux on x86_64, not
    root (mmdebstrap --mode=root, chroot), qemu-system-x86_64, mmdebstrap or mke2fs missing,
