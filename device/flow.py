@@ -42,7 +42,7 @@ from device.session import (
     GameSession,
     GameStore,
 )
-from device.slap_race import RaceTiming, SlapRace
+from device.slap_race import ComputerPress, RaceTiming, SlapRace
 from device.timers import Timer, Timers
 from device.words import seat_name
 from drivers.slap import Press
@@ -220,8 +220,8 @@ class GameFlow:
         if self.held:
             self.go_on(now_ns)
             return
-        if self.demo or self.phase is Phase.HOWTO:
-            self.enter_lobby(now_ns)  # somebody wants to play
+        if (self.demo and not isinstance(press, ComputerPress)) or self.phase is Phase.HOWTO:
+            self.enter_lobby(now_ns)  # somebody at the table wants to play
             return
         if not 0 <= press.seat < len(self.playing) and self.phase in (Phase.PLAY, Phase.WAKEUP):
             if press.seat not in self._unseated:  # once a game: a button nobody sits at
@@ -532,16 +532,16 @@ class GameFlow:
         session = self._session
         self._cancel_timers()
         line = self.plugin.narrate(events)
+        if self.slap_shown is not None and any(e.kind == "slap" for e in events):
+            seat, ms = self.slap_shown
+            line = f"{seat_name(seat)} slapped in {ms} ms" + (
+                f", by {self.slap_margin[1]} ms over {seat_name(self.slap_margin[0])}"
+                if self.slap_margin is not None else "")
         if self.demo:  # attract mode teaches: the rule the action applied
             line = caption(self.plugin, events, session.pos) or line
         if line:
             self.last_event = line
             log.info("table: %s", line)
-        if self.slap_shown is not None and any(e.kind == "slap" for e in events):
-            seat, ms = self.slap_shown
-            self.last_event = f"{seat_name(seat)} slapped in {ms} ms" + (
-                f", by {self.slap_margin[1]} ms over {seat_name(self.slap_margin[0])}"
-                if self.slap_margin is not None else "")
         if self.on_action is not None:
             self.on_action(session.step)
         for name in self.plugin.cues(events):

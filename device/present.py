@@ -146,14 +146,27 @@ class SimPresenter(TablePresenter):
             self._layout_size = size
             self._keymap = model.keymap
         table, hands_rect, keys = self._layout()
-        if model != self._model:
-            self.scene.set_model(model, now_ns)
-            self._model = model
         surface = self.display.surface
-        if force:
-            surface.fill((12, 12, 16))
-            self.scene.invalidate()
-        rects = [r.move(table.topleft) for r in self.scene.draw(self.table_surface(), now_ns)]
+        if model.howto is not None:  # a "How to play" page in the table's place
+            redraw = force or model != self._model
+            if redraw:
+                from device.render.howto import draw_howto
+
+                shown = model.howto
+                draw_howto(self.table_surface(), model.game, shown.page, number=shown.number,
+                           count=shown.count, hint=shown.hint)
+                self._model = model
+                self.scene.invalidate()
+            rects = [table] if redraw else []
+        else:
+            if model != self._model:
+                self.scene.set_model(model, now_ns)
+                self._model = model
+            if force:
+                surface.fill((12, 12, 16))
+                self.scene.invalidate()
+            rects = [r.move(table.topleft)
+                     for r in self.scene.draw(self.table_surface(), now_ns)]
         changed = self.draw_hands(seats, now_ns)
         if changed or force or len(seats) != self._hand_count:
             self._hand_count = len(seats)

@@ -66,6 +66,13 @@ def computer_reaction_ns(rng: random.Random, timing: RaceTiming) -> int:
     return int(ms * MS)
 
 
+class ComputerPress(Press):
+    """A computer player's slap: a ``Press`` like a button edge (the arbiter judges both the
+    same way), but the flow knows nobody at the table pressed it (a demo game goes on)."""
+
+    __slots__ = ()
+
+
 class SlapRace:
     """One table's slap windows (see the module docstring).
 
@@ -189,7 +196,7 @@ class SlapRace:
         def fire(now_ns: int) -> None:
             # a computer's press enters the same arbiter path as a button edge; its virtual
             # button comes up again after release_ns (or it would count as stuck)
-            self._post(Press(seat, now_ns))
+            self._post(ComputerPress(seat, now_ns))
             self._post(Release(seat, now_ns + self.timing.release_ns))
         return fire
 
