@@ -501,12 +501,23 @@ class GameDB(ClosesOnExit):
         return out
 
     def slaps(self, game_id: int) -> list[SlapRow]:
-        """Game ``game_id``'s decided slaps in order."""
-        return [SlapRow(r[0], int(r[1]), float(r[2]), None if r[3] is None else float(r[3]),
-                        bool(r[4]))
-                for r in self._c.execute(
-                    "SELECT race, seat, reaction_ms, margin_ms, tie FROM slaps WHERE game_id = ?"
-                    " ORDER BY seq", (game_id,))]
+        """Game ``game_id``'s decided slaps in order; a row of the wrong shape (a seat that
+        is not a number, ...) is left out with one log line."""
+        out: list[SlapRow] = []
+        bad = 0
+        for race, seat, ms, margin, tie in self._c.execute(
+                "SELECT race, seat, reaction_ms, margin_ms, tie FROM slaps WHERE game_id = ? "
+                "ORDER BY seq", (game_id,)):
+            if isinstance(race, str) and isinstance(seat, int) and isinstance(ms, int | float) \
+                    and (margin is None or isinstance(margin, int | float)):
+                out.append(SlapRow(race, seat, float(ms),
+                                   None if margin is None else float(margin), bool(tie)))
+            else:
+                bad += 1
+        if bad:
+            log.warning("%s: game %d: %d slap rows of the wrong shape skipped", self.path,
+                        game_id, bad)
+        return out
 
     def leaderboard(self, now: str | None = None) -> Leaderboard:
         """Tonight's leaderboard: each seat's fastest slap and games won, over the games

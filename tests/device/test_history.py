@@ -145,3 +145,18 @@ def test_a_damaged_database_or_a_huge_limit_is_one_line(
         assert status == 1, extra
         assert len((out.out + out.err).strip().splitlines()) == 1, (extra, out)
     assert main(["--state-dir", str(tmp_path), "--limit", "99999999999999999999"]) == 2
+
+
+def test_a_slap_row_of_the_wrong_shape_is_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A slaps row whose seat is text (a damaged row) is left out of the listing and the
+    JSON with one log line; the rest is listed (a fresh tester saw a traceback)."""
+    won, _ = fill(tmp_path)
+    with GameDB.open(tmp_path) as db:
+        db._c.execute("UPDATE slaps SET seat = 'seat one' WHERE game_id = ? AND reaction_ms "
+                      "= 431.0", (won,))
+    assert main(["--state-dir", str(tmp_path), "--json"]) == 0
+    games = json.loads(capsys.readouterr().out)["games"]
+    assert [s["reaction_ms"] for g in games if g["id"] == won for s in g["slaps"]] == [388.4]
+    assert main(["--state-dir", str(tmp_path)]) == 0
