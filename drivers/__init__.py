@@ -29,32 +29,54 @@ module                 real backend                                  test/simula
 ``errors``             ``DriverError`` and its leaves
 =====================  ============================================  =========================
 
-Importing ``drivers`` imports gpiozero, luma.core and Pillow (none touches hardware or
-starts a thread) but not pygame or luma.oled: the table display imports pygame when one is
-opened, an OLED kind imports luma.oled (whose import starts luma's 4-thread pool).
+Importing ``drivers`` imports none of its modules: a name below is imported from its module
+when first used (PEP 562), so ``import drivers.closing`` (the game database does) never
+pulls in gpiozero, luma or pygame.
 """
 
-from drivers.clock import Clock, FakeClock, MonotonicClock
-from drivers.errors import (
-    DeviceUnavailableError,
-    DriverClosedError,
-    DriverError,
-    DriverValueError,
-    NotWiredError,
-)
-from drivers.gpio import edge, mock_pin_factory
-from drivers.hand_display import (
-    HAND_DISPLAY_KINDS,
-    ChangedOnly,
-    HandDisplays,
-    LumaDevice,
-    check_hand_display,
-    describe_hand_display,
-    open_hand_display,
-)
-from drivers.keys import KEY_NAMES, HandKeys, KeyPress
-from drivers.slap import DEFAULT_LOCKOUT_NS, Press, Release, SlapButtons
-from drivers.table_display import MODES, TableDisplay, resolve_mode
+import importlib
+from typing import Any
+
+_HOME = {
+    "ChangedOnly": "hand_display",
+    "Clock": "clock",
+    "DEFAULT_LOCKOUT_NS": "slap",
+    "DeviceUnavailableError": "errors",
+    "DriverClosedError": "errors",
+    "DriverError": "errors",
+    "DriverValueError": "errors",
+    "FakeClock": "clock",
+    "HAND_DISPLAY_KINDS": "hand_display",
+    "HandDisplays": "hand_display",
+    "HandKeys": "keys",
+    "KEY_NAMES": "keys",
+    "KeyPress": "keys",
+    "LumaDevice": "hand_display",
+    "MODES": "table_display",
+    "MonotonicClock": "clock",
+    "NotWiredError": "errors",
+    "Press": "slap",
+    "Release": "slap",
+    "SlapButtons": "slap",
+    "TableDisplay": "table_display",
+    "check_hand_display": "hand_display",
+    "describe_hand_display": "hand_display",
+    "edge": "gpio",
+    "mock_pin_factory": "gpio",
+    "open_hand_display": "hand_display",
+    "resolve_mode": "table_display",
+}
+"""Where each public name lives: ``drivers.<module>``."""
+
+
+def __getattr__(name: str) -> Any:
+    """``drivers.<name>``: imported from its module on first use (PEP 562).  Raises
+    ``AttributeError`` for a name the package does not have."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'drivers' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"drivers.{home}"), name)
+
 
 __all__ = [
     "DEFAULT_LOCKOUT_NS",
