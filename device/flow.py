@@ -8,7 +8,8 @@ timer — into engine actions through the session, and asks the game's plugin
 (``device.games``) everything game-specific: whether there is a wake-up race, whether a
 slap window is open and for how long, what a slap, a timeout or a false slap is, how an
 action reads on the TV.  An action the engine refuses is shown on that seat's hand screen
-and the game goes on.
+and the game goes on; it, and a key the seat's hand composer refuses by itself
+(``HandComposer.refused``), plays the "refusal" cue.
 
 Times are ``int`` CLOCK_MONOTONIC ns from the loop.
 """
@@ -271,9 +272,12 @@ class GameFlow:
             if k in (Key.SELECT, Key.BACK):
                 self.enter_lobby(now_ns)
         elif self.phase is Phase.PLAY and self.playing[seat].is_human and self.round_end is None:
-            action = self.playing[seat].hand.key(k)
+            hand = self.playing[seat].hand
+            action = hand.key(k)
             if action is not None:
                 self.submit(seat, action, now_ns)
+            elif hand.refused:  # the composer said no (its reason is on the hand)
+                self.cue("refusal")
 
     def _menu_key(self, seat: int, menu: SeatMenu, k: Key, now_ns: int) -> None:
         choice = menu.key(k)

@@ -166,6 +166,7 @@ class HandComposer(ABC):
         self._cursor = 0
         self._offset = 0
         self._pending = False
+        self._refused = False
 
     def __copy__(self) -> Self:
         """An independent handheld in the same state (views and tables built from a view
@@ -245,6 +246,7 @@ class HandComposer(ABC):
         reason on the prompt line; after a submit every key returns ``None`` until a new
         view (or a notice) arrives.  In the lobby, wake-up and game-over phases the device
         handles keys itself and this returns ``None``."""
+        self._refused = False
         if self._phase != Phase.PLAY or self._view is None or self._pending:
             return None
         self._message, self._alert = "", False  # any key clears a message
@@ -252,6 +254,15 @@ class HandComposer(ABC):
         if action is not None:
             self._pending = True
         return action
+
+    @property
+    def refused(self) -> bool:
+        """The last :meth:`key` was refused by this composer: it would have made an illegal
+        move (a card the condition forbids, RI-4.1, RT-3) or acted out of turn, and the
+        reason is on the prompt line.  The device plays its "refusal" cue for it, as for an
+        action the engine refuses (issue 10 scope 1).  False after a key that moved, chose
+        or submitted, or did nothing at all."""
+        return self._refused
 
     # --- the screen -------------------------------------------------------------------------
 
@@ -414,5 +425,7 @@ class HandComposer(ABC):
         self._offset = max(0, min(self._offset, count - VISIBLE_TILES))
 
     def _refuse(self, reason: str) -> None:
-        """Show ``reason`` (why a key was refused) on the prompt line as an alert."""
+        """Show ``reason`` (why a key was refused) on the prompt line as an alert; the
+        key counts as refused (:attr:`refused`)."""
         self._message, self._alert = reason, True
+        self._refused = True

@@ -37,6 +37,7 @@ from device.present import TablePresenter
 from device.sound import RATE, SOUNDS_DIR, SoundPlayer, gain, sound_files
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
+from drivers.keys import KeyPress
 from drivers.table_display import TableDisplay
 from engine.core import Event
 
@@ -482,6 +483,69 @@ def test_a_refused_action_buzzes(dummy_audio: None) -> None:
         assert not console.flow.submit(0, f"play {card}", clock.now_ns())
         assert played == ["refusal"]
         assert console.phase == "play"
+    finally:
+        display.close()
+        player.close()
+
+
+
+def riiing_soap_position() -> object:
+    """A 2-seat Riiing! position, seat 0 to move under ``>`` 7 holding 5C/> (illegal,
+    RI-4.1) and 9S/O (its only legal card)."""
+    return get_plugin("riiing").engine.parse_position({
+        "game": "riiing", "seats": 2, "hands": [["5C/>", "9S/O"], ["2T/=", "4A/<"]],
+        "draw": ["3T/>", "6S/<", "8C/E"], "discard": ["7A/E"], "to_move": 0, "seed": 42,
+        "demand": None, "window": None, "winner": None})
+
+
+@pytest.mark.parametrize(("game", "keys", "seat"), [
+    ("riiing", ("left", "select"), 0),  # 5C/> under '>' 7: an illegal lay
+    ("riiing", ("select",), 1),  # seat 2 is not to move
+    ("right-on-time", ("select",), 1),  # seat 2 is not to move: "Not your turn"
+], ids=["illegal-lay", "riiing-not-your-turn", "rot-not-your-turn"])
+def test_a_key_the_hand_composer_refuses_buzzes(
+    dummy_audio: None, game: str, keys: tuple[str, ...], seat: int,
+) -> None:
+    """A key the seat's hand composer refuses on its own (an illegal lay, SELECT while
+    another seat is to move: the reason shows on that hand, nothing reaches the engine)
+    plays the refusal buzz once per refused key, like a refusal from the engine; a key
+    that only moves the cursor is silent."""
+    clock = FakeClock(100 * S)
+    display = TableDisplay("dummy", (640, 360), clock=clock)
+    player = SoundPlayer(7)
+    played: list[str] = []
+
+    def cue(name: str) -> None:
+        channel = player.play_channel(name)
+        assert channel is not None and channel.get_sound() is player.sounds[name]
+        played.append(name)
+
+    try:
+        queue = FakeQueue(clock)
+        console = Console(
+            clock=clock, queue=queue, presenter=TablePresenter(display),
+            seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
+            choices=LobbyChoices(game=game, kinds=("human", "human")),
+            game_seed=4, timing=Timing(), skip_lobby=True, cue=cue)
+        console.start()
+        if game == "riiing":
+            console.play_from(riiing_soap_position(), clock.now_ns())
+        assert console.phase == "play"
+        played.clear()
+        for key in keys:
+            queue.post(KeyPress(seat, key, clock.now_ns()))
+            console.step()
+        screen = console.flow.playing[seat].hand.screen()
+        assert screen.alert and screen.prompt
+        assert console.record is not None and console.record.actions == []
+        assert console.record.refused == []  # the composer refused: the engine saw nothing
+        assert played == ["refusal"]
+        queue.post(KeyPress(seat, keys[-1], clock.now_ns()))  # the same refusal again
+        console.step()
+        assert played == ["refusal", "refusal"]
+        queue.post(KeyPress(seat, "right", clock.now_ns()))
+        console.step()
+        assert played == ["refusal", "refusal"]
     finally:
         display.close()
         player.close()
