@@ -4,12 +4,15 @@ options — chosen with any handheld's four keys and remembered between games.
 Keys (any handheld, or the simulator's arrows/Enter/Backspace): LEFT/RIGHT move the
 highlight up/down the rows, SELECT steps the highlighted value forward (on START: start),
 BACK steps it back.  The choices are saved as JSON (``write_atomic``) and read back at
-the next start; a damaged file is ignored with one line, never fatal.
+the next start key by key (:func:`load_choices`): a bad value is one log line naming its key
+and value and only that key takes its default; a file that cannot be read at all is one
+line and defaults; never fatal (issue 10, "Bad input").
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,6 +23,8 @@ from device.render.model import LobbyModel
 from device.seats import SeatKind
 from device.session import DEFAULT_STRENGTH, STRENGTHS, strengths_for
 from device.words import seat_name
+
+log = logging.getLogger(__name__)
 
 MAX_VOLUME = 10
 """The loudest volume step (``device.sound``; 0 is silent)."""
@@ -91,71 +96,203 @@ class LobbyChoices:
 
     @classmethod
     def from_json(cls, obj: Any) -> LobbyChoices:
-        """Read choices saved by :meth:`to_json`; raises ``ValueError`` naming the bad key."""
+        """Read choices saved by :meth:`to_json`, strictly: raises ``ValueError`` naming
+        the first bad key and its value (:meth:`read` uses what it can instead)."""
+        choices, problems = cls.read(obj)
+        if problems:
+            raise ValueError(f"lobby choices: {problems[0]}")
+        return choices
+
+    @classmethod
+    def read(cls, obj: Any) -> tuple[LobbyChoices, tuple[str, ...]]:
+        """The choices in ``obj`` (a parsed ``lobby.json``) key by key, plus one line per
+        bad key naming the key and its value (issue 10, "Bad input": one line, defaults,
+        nothing lost): a bad key takes its default and every good key is used.  Keys:
+        ``game`` (a :data:`~device.games.PLUGINS` name), ``kinds`` (2 to 6 of
+        human/computer), ``first`` (a seat of ``kinds``, RT-2.3), ``options`` (per game,
+        per option one of the values the lobby offers; each option on its own),
+        ``strengths`` (per seat easy/normal/hard, used for computer seats only) and
+        ``volume`` (0..:data:`MAX_VOLUME`).  Never raises."""
+        default = cls()
         if not isinstance(obj, dict):
-            raise ValueError("lobby choices: expected a JSON object")
+            return default, (f"expected a JSON object, got {_kind(obj)}",)
+        problems: list[str] = []
+        for key in obj:
+            if key not in _KEYS:
+                problems.append(f"{_shown(key)} is not a lobby choice; left out")
         game = obj.get("game", DEFAULT_GAME)
-        if game not in PLUGINS:
-            raise ValueError(f"lobby choices: unknown game {game!r}")
-        kinds = obj.get("kinds", list(cls().kinds))
-        if (
-            not isinstance(kinds, list)
-            or not 2 <= len(kinds) <= 6
-            or any(k not in KINDS for k in kinds)
-        ):
-            raise ValueError("lobby choices: 'kinds' must list 2 to 6 of human/computer")
+        if not isinstance(game, str) or game not in PLUGINS:
+            problems.append(f"'game' = {_shown(game)} is an unknown game ({'/'.join(PLUGINS)}); "
+                            f"{DEFAULT_GAME}")
+            game = DEFAULT_GAME
+        kinds_ok = True
+        kinds = obj.get("kinds", list(default.kinds))
+        if (not isinstance(kinds, list) or not 2 <= len(kinds) <= 6
+                or any(not isinstance(k, str) or k not in KINDS for k in kinds)):
+            problems.append(f"'kinds' = {_shown(kinds)} is not 2 to 6 of human/computer; "
+                            f"{seat_kinds_text(default.kinds)}")
+            kinds, kinds_ok = list(default.kinds), False
         first = obj.get("first", 0)
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < len(kinds):
-            raise ValueError("lobby choices: 'first' is not a seat")
-        options: list[tuple[str, tuple[tuple[str, int | bool], ...]]] = []
-        raw_opts = obj.get("options", {})
-        if not isinstance(raw_opts, dict):
-            raise ValueError("lobby choices: 'options' must be an object")
-        for g, opts in raw_opts.items():
-            if g not in PLUGINS or not isinstance(opts, dict):
-                raise ValueError(f"lobby choices: bad options for {g!r}")
-            allowed = {o.name: o.values for o in _plugin(g).lobby_options}
-            for k, v in opts.items():
-                # type first: True == 1 in Python, so `true` would pass as the number 1
-                if k not in allowed or not any(type(v) is type(a) and v == a
-                                               for a in allowed[k]):
-                    raise ValueError(f"lobby choices: option {g}.{k} = {v!r} is not offered")
-            options.append((g, tuple(sorted(opts.items()))))
-        strengths = obj.get("strengths", [])
-        if not isinstance(strengths, list) or not all(isinstance(x, str) for x in strengths):
-            raise ValueError("lobby choices: 'strengths' must list easy/normal/hard")
+            problems.append(f"'first' = {_shown(first)} is not a seat of {len(kinds)}; "
+                            "seat 1 opens")
+            first = 0
+        options = _read_options(obj.get("options", {}), problems)
+        strengths = _read_strengths(obj.get("strengths", []), kinds, kinds_ok, problems)
         volume = obj.get("volume")
         if volume is not None and (isinstance(volume, bool) or not isinstance(volume, int)
                                    or not 0 <= volume <= MAX_VOLUME):
-            raise ValueError(f"lobby choices: 'volume' must be 0 to {MAX_VOLUME}, got {volume!r}")
-        return cls(game, tuple(kinds), tuple(sorted(options)), first,
-                   strengths_for(kinds, strengths), volume)
+            problems.append(f"'volume' must be 0 to {MAX_VOLUME}, got {_shown(volume)}; "
+                            "the configured volume")
+            volume = None
+        return cls(game, tuple(kinds), options, first, strengths, volume), tuple(problems)
+
+
+_KEYS = ("game", "kinds", "first", "options", "strengths", "volume")
+"""The keys :meth:`LobbyChoices.to_json` writes."""
+
+MAX_FILE_BYTES = 64 * 1024
+"""A ``lobby.json`` longer than this is not parsed (the lobby writes well under 1 KiB):
+one line, defaults; a huge file never fills the memory of a Pi."""
+
+SHOWN_CHARS = 40
+"""A value in a line is its repr cut to this many characters."""
+
+
+def _shown(value: object) -> str:
+    """``value`` as a line shows it: its repr, cut to :data:`SHOWN_CHARS` (a 50 KB value
+    stays a short line)."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+def _kind(obj: object) -> str:
+    """What JSON value ``obj`` is, in words ("a list", "null")."""
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false",
+             int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(obj), type(obj).__name__)
+
+
+def _read_options(
+    raw: object, problems: list[str]
+) -> tuple[tuple[str, tuple[tuple[str, int | bool], ...]], ...]:
+    """``options`` of ``lobby.json``: per game, the options the lobby offers with one of
+    their offered values; anything else is a line in ``problems`` and left out (that
+    option then has its default, the first offered value)."""
+    if not isinstance(raw, dict):
+        problems.append(f"'options' = {_shown(raw)} is not an object of games; "
+                        "every option its default")
+        return ()
+    out: list[tuple[str, tuple[tuple[str, int | bool], ...]]] = []
+    for g, opts in raw.items():
+        if g not in PLUGINS:
+            problems.append(f"'options' for {_shown(g)}: not one of {'/'.join(PLUGINS)}; "
+                            "left out")
+            continue
+        if not isinstance(opts, dict):
+            problems.append(f"'options.{g}' = {_shown(opts)} is not an object; "
+                            "its options their defaults")
+            continue
+        allowed = {o.name: o.values for o in _plugin(g).lobby_options}
+        kept: list[tuple[str, int | bool]] = []
+        for k, v in opts.items():
+            if k not in allowed:
+                problems.append(f"option {g}.{_shown(k)} is not a lobby option; left out")
+            # type first: True == 1 in Python, so `true` would pass as the number 1
+            elif not any(type(v) is type(a) and v == a for a in allowed[k]):
+                problems.append(f"option {g}.{k} = {_shown(v)} is not offered "
+                                f"({'/'.join(map(str, allowed[k]))}); {allowed[k][0]}")
+            else:
+                kept.append((k, v))
+        if kept:  # no option kept: as if none were saved (equal choices compare equal)
+            out.append((g, tuple(sorted(kept))))
+    return tuple(sorted(out))
+
+
+def _read_strengths(raw: object, kinds: Sequence[str], kinds_ok: bool,
+                    problems: list[str]) -> tuple[str, ...]:
+    """``strengths`` of ``lobby.json``, one per seat of ``kinds``: a known word for a
+    computer seat is used; an unknown word, a strength saved for a person's seat (only
+    when ``kinds`` itself was read, ``kinds_ok``) or extra entries are a line each in
+    ``problems``, and that seat plays ``"normal"``."""
+    if not isinstance(raw, list):
+        problems.append(f"'strengths' = {_shown(raw)} is not a list of easy/normal/hard; "
+                        "normal")
+        return ()
+    for i, word in enumerate(raw[: len(kinds)]):
+        if not isinstance(word, str) or word not in STRENGTHS:
+            problems.append(f"seat {i + 1} strength {_shown(word)} is not easy/normal/hard; "
+                            "normal")
+        elif kinds_ok and kinds[i] == SeatKind.HUMAN and word != DEFAULT_STRENGTH:
+            problems.append(f"seat {i + 1} is a person, its strength {_shown(word)} is not "
+                            "used; normal")
+    if len(raw) > len(kinds):
+        problems.append(f"'strengths' = {_shown(raw)} lists {len(raw)} seats, "
+                        f"{len(kinds)} play; the rest left out")
+    return strengths_for(kinds, [w if isinstance(w, str) else "" for w in raw])
 
 
 def load_choices(path: Path | None) -> tuple[LobbyChoices, str | None]:
-    """The saved choices at ``path`` (defaults if missing), plus a one-line warning when
-    the file exists but cannot be used (it is then ignored, never fatal)."""
-    if path is None or not path.exists():
+    """The saved choices at ``path`` (defaults, no line, if it is missing or ``None``),
+    read key by key (:meth:`LobbyChoices.read`), plus the line the TV shows when
+    something could not be used, else ``None``.  Never raises.
+
+    Every problem is also one log line (warning) naming the file, the key and the value:
+    a bad key takes its default, the good keys are used.  A file that cannot be read
+    (an OS error, not UTF-8, not JSON, cut short, nested past the parser, longer than
+    :data:`MAX_FILE_BYTES`, not a JSON object) is one line, and every choice its
+    default.  The TV's line joins the problems with the banner's ``"  ·  "`` (at most
+    three, then how many more the log names)."""
+    if path is None:
         return LobbyChoices(), None
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-        choices = LobbyChoices.from_json(obj)
-    except (OSError, ValueError) as err:
-        return LobbyChoices(), f"{path}: {err}; using defaults"
-    return choices, _strength_warning(path, obj, choices)
+        with path.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except (FileNotFoundError, NotADirectoryError):  # none saved yet: a new console
+        return LobbyChoices(), None
+    except OSError as err:
+        return _told(path, LobbyChoices(), (f"{_one_line(err)}; using defaults",))
+    try:
+        if len(data) > MAX_FILE_BYTES:
+            raise ValueError(f"longer than {MAX_FILE_BYTES // 1024} KiB, not a lobby file")
+        obj = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        problems: tuple[str, ...] = ("nested too deep to be lobby choices; using defaults",)
+        choices = LobbyChoices()
+    except ValueError as err:  # UnicodeDecodeError, JSONDecodeError: ValueErrors
+        problems = (f"{_one_line(err)}; using defaults",)
+        choices = LobbyChoices()
+    else:
+        choices, problems = LobbyChoices.read(obj)
+        if not isinstance(obj, dict):
+            problems = (f"{problems[0]}; using defaults",)
+    return _told(path, choices, problems)
 
 
-def _strength_warning(path: Path, obj: dict[str, Any], choices: LobbyChoices) -> str | None:
-    """One line for strengths that were not used: an unknown word, or a strength for a
-    seat a person plays (the choice is kept as "normal"; everything else is used)."""
-    raw = obj.get("strengths", [])
-    for i, word in enumerate(raw[: len(choices.kinds)]):
-        if word not in STRENGTHS:
-            return f"{path}: seat {i + 1} strength {word!r} is not easy/normal/hard; normal"
-        if choices.kinds[i] == SeatKind.HUMAN and word != DEFAULT_STRENGTH:
-            return (f"{path}: seat {i + 1} is a person, its strength {word!r} is not used; "
-                    "normal")
-    return None
+def _told(path: Path, choices: LobbyChoices,
+          problems: tuple[str, ...]) -> tuple[LobbyChoices, str | None]:
+    """``choices`` and the TV's line of ``problems`` (``None`` without any); each problem
+    is one log line naming ``path``."""
+    if not problems:
+        return choices, None
+    for problem in problems:
+        log.warning("%s: %s", path, problem)
+    shown = [f"{path.name}: {p}" for p in problems[:3]]
+    if len(problems) > 3:
+        shown.append(f"{len(problems) - 3} more in the log")
+    return choices, BANNER_SEPARATOR.join(shown)
+
+
+BANNER_SEPARATOR = "  ·  "
+"""What the TV's banner puts between its lines (``device.flow``)."""
+
+
+def _one_line(err: BaseException) -> str:
+    """``err`` as one short line (a JSON error names its line and column)."""
+    text = " ".join(str(err).split()) or type(err).__name__
+    if isinstance(err, json.JSONDecodeError):
+        text = f"not JSON ({text})"
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 @dataclass

@@ -184,9 +184,8 @@ def run_sim(args: argparse.Namespace) -> int:
     display = TableDisplay("window", (1600, 900), clock=clock)
     try:
         state_dir = (args.state_dir or default_state_dir()).absolute()
+        # a bad lobby.json key is one log line each (device.lobby); the TV shows it too
         choices, warning = sim_choices(args, state_dir)
-        if warning:
-            print(warning)  # the lobby shows it on the TV too (below)
         devices = [open_hand_display(s, "dummy") for s in range(6)]
         presenter = SimPresenter(display)
         factory = MockFactory()

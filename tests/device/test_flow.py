@@ -149,12 +149,13 @@ def test_a_lobby_file_with_a_value_of_the_wrong_type_is_named_and_replaced(
     tmp_path: Path
 ) -> None:
     """`"false_slap_penalty": true` (a bool where a number belongs) is one line naming the
-    option, and the defaults are used (it used to pass and every START was refused)."""
+    option, and that option's default is used, the other choices kept (it used to pass
+    and every START was refused)."""
     path = tmp_path / "lobby.json"
     path.write_text(json.dumps({"game": "riiing", "kinds": ["human", "computer"],
                                 "options": {"riiing": {"false_slap_penalty": True}}}))
     choices, warning = load_choices(path)
-    assert choices == LobbyChoices()
+    assert choices == LobbyChoices(game="riiing", kinds=("human", "computer"))
     assert warning is not None and "false_slap_penalty" in warning
     assert "\n" not in warning
     for bad in ({"first": True}, {"kinds": ["human", 3]}, {"game": 7}, [1, 2]):
@@ -435,6 +436,90 @@ def test_a_restored_game_is_offered_and_goes_on_by_itself(
     assert went_on is not None and went_on - start == 5 * S
     assert clock.now_ns() > went_on
     assert "Restored" not in again.model(clock.now_ns()).banner
+
+
+class Recording(TablePresenter):
+    """The TV, remembering the banner of every frame it drew (the model it was given)."""
+
+    def __init__(self, display: TableDisplay) -> None:
+        super().__init__(display, motion=False)
+        self.banners: list[tuple[int, str]] = []
+
+    def present(self, model: Any, seats: Any, now_ns: int, force: bool) -> int | None:
+        """Draw as the TV does and note ``(now_ns, banner)`` when the model changed."""
+        if not self.banners or self.banners[-1][1] != model.banner:
+            self.banners.append((now_ns, model.banner))
+        return super().present(model, seats, now_ns, force)
+
+
+def restored(display: TableDisplay, tmp_path: Path, kinds: tuple[str, ...] = ("human", "human"),
+             **kw: Any) -> tuple[Console, FakeClock, FakeQueue, Recording]:
+    """A console that finds a cut Right on Time game (2 computers, 3 actions) in
+    ``tmp_path`` and offers it; its TV records what it drew."""
+    console, *_ = make(display, ("computer", "computer"), "right-on-time", state_dir=tmp_path)
+    while console.record is not None and len(console.record.actions) < 3:
+        console.step()
+    console.close()
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    queue = FakeQueue(clock)
+    tv = Recording(display)
+    again = Console(clock=clock, queue=queue, presenter=tv,
+                    seats=make_seats([open_hand_display(s, "dummy") for s in range(len(kinds))]),
+                    choices=kw.pop("choices", LobbyChoices(game="riiing", kinds=kinds)),
+                    game_seed=3, state_dir=tmp_path, resume=True, **kw)
+    again.start()
+    again.render(clock.now_ns())
+    assert again.flow.held
+    return again, clock, queue, tv
+
+
+def test_the_restore_offer_counts_down_once_a_second(display: TableDisplay, tmp_path: Path
+                                                     ) -> None:
+    """"Restored: SLAP = go on, BACK = lobby (5 s)" counts down on the TV: 5, 4, 3, 2, 1,
+    each drawn at its whole second by a loop timer (one wake-up a second, no busy wait),
+    then the game goes on by itself and the notice goes."""
+    again, clock, _queue, tv = restored(display, tmp_path)
+    start = clock.now_ns()
+    record = again.record
+    assert record is not None
+    wakeups = again.loop.wakeups
+    steps = 0
+    while again.flow.held and steps < 50:
+        again.step()
+        steps += 1
+    assert not again.flow.held and clock.now_ns() - start == 5 * S
+    assert again.loop.wakeups - wakeups == 5  # one per second: 4 redraws and the go-on
+    shown = [(t - start, b) for t, b in tv.banners if "Restored" in b]
+    assert [b.split("(")[-1] for _t, b in shown] == ["5 s)", "4 s)", "3 s)", "2 s)", "1 s)"]
+    assert [t for t, _b in shown] == [0, 1 * S, 2 * S, 3 * S, 4 * S]
+    assert all(b.startswith("Restored: SLAP = go on, BACK = lobby (") for _t, b in shown)
+    assert "Restored" not in again.model(clock.now_ns()).banner
+
+
+@pytest.mark.parametrize("key", ["back", "slap"])
+def test_the_counting_restore_offer_still_takes_back_and_slap(
+    display: TableDisplay, tmp_path: Path, key: str
+) -> None:
+    """Two seconds into the countdown ("3 s" on the TV) BACK still declines (the lobby)
+    and a slap still goes on at once; the countdown then stops (no more redraws of it)."""
+    again, clock, queue, tv = restored(display, tmp_path)
+    start = clock.now_ns()
+    for _ in range(10):
+        if clock.now_ns() - start >= 2 * S:
+            break
+        again.step()
+    assert again.flow.held and "(3 s)" in again.model(clock.now_ns()).banner
+    if key == "back":
+        queue.post(KeyPress(0, "back", clock.now_ns()))
+    else:
+        queue.post(Press(1, clock.now_ns()))
+    again.step()
+    assert not again.flow.held
+    assert again.phase is (Phase.LOBBY if key == "back" else Phase.PLAY)
+    assert "Restored" not in again.model(clock.now_ns()).banner
+    names = [t.name for t in again.flow.timers._heap if not t.cancelled]
+    assert "restore countdown" not in names
 
 
 def test_a_slap_goes_on_with_a_restored_game_at_once(display: TableDisplay, tmp_path: Path) -> None:
