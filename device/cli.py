@@ -70,7 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
                "  check-config [FILE]     check a config file and print it resolved\n"
                "  selftest [--sim]        every seat's screen, slap button and keys\n"
                "  history [--json]        the last games (--check: database integrity)\n"
-               "  emulate-handheld        a serial handheld emulated on a pty")
+               "  emulate-handheld        a serial handheld emulated on a pty\n\n"
+               "The lobby remembers its choices in lobby.json (state dir): --game, --seats,\n"
+               "--humans and --volume override them for this run (command line >\n"
+               "lobby.json > config [sound] volume > default).")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--sim", action="store_true",
                       help="simulator window (headless if no display)")
@@ -99,8 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="hardware mode: the config file (default /etc/partytable/config.toml "
                         "if present, else the bundled 4-seat build)")
     p.add_argument("--volume", type=int, default=None, metavar="0-10",
-                   help=f"sound volume, 0 (silent) to 10 (default: the simulator {VOLUME}, "
-                        "hardware mode the config's [sound] volume)")
+                   help="sound volume, 0 (silent) to 10, for this run: command line > "
+                        "lobby.json > config [sound] volume > default "
+                        f"({VOLUME}; the simulator has no config)")
     p.add_argument("-v", "--verbose", action="store_true", help="log every action")
     return p
 
@@ -124,27 +128,49 @@ def check_args(args: argparse.Namespace) -> None:
 def sim_choices(
     args: argparse.Namespace, state_dir: Path | None
 ) -> tuple[LobbyChoices, str | None]:
-    """The lobby's starting choices: the remembered ones, overridden by the flags; plus
-    the one-line warning of a damaged ``lobby.json`` (or ``None``)."""
-    from dataclasses import replace
-
-    from device.games import PLUGINS
+    """The lobby's starting choices in the simulator: the remembered ones
+    (``state_dir/lobby.json``, ``device.lobby.load_choices``) with the command line's over
+    them (:func:`command_line_choices`); plus the TV's line about a damaged ``lobby.json``
+    (or ``None``).  Never raises for a bad file."""
     from device.lobby import load_choices
 
     choices, warning = load_choices(state_dir / "lobby.json" if state_dir else None)
+    return command_line_choices(choices, args), warning
+
+
+def command_line_choices(
+    choices: LobbyChoices, args: argparse.Namespace, *, max_seats: int = 6
+) -> LobbyChoices:
+    """``choices`` (what ``lobby.json`` remembers) with this run's command line over them:
+    the command line wins for this run (``--help``: command line > lobby.json > config
+    ``[sound] volume`` > default).  ``--game`` (one game, not
+    ``both``), ``--seats`` (at most ``max_seats``: the seats the console has), ``--humans``
+    (the first seats are people, the rest computers; without it the remembered number of
+    people) and ``--volume`` (0..10; 0 is silent, not "no flag").  A flag not given
+    leaves its choice alone; a seat that stays a computer keeps its strength.  Raises
+    nothing: :func:`check_args` has range-checked the flags."""
+    from dataclasses import replace
+
+    from device.games import PLUGINS
+
     updates: dict[str, Any] = {}
-    if args.game in PLUGINS:
+    if getattr(args, "game", None) in PLUGINS:
         updates["game"] = args.game
-    n = args.seats or len(choices.kinds)
-    humans = args.humans if args.humans is not None else \
-        sum(1 for k in choices.kinds if k == "human")
-    humans = max(0, min(n, humans))
-    if args.seats is not None or args.humans is not None:
-        updates["kinds"] = tuple("human" if i < humans else "computer" for i in range(n))
+    seats = getattr(args, "seats", None)
+    humans = getattr(args, "humans", None)
+    if seats is not None or humans is not None:
+        n = max(2, min(max_seats, seats or len(choices.kinds)))
+        people = humans if humans is not None else \
+            sum(1 for k in choices.kinds if k == "human")
+        people = max(0, min(n, people))
+        strengths = (choices.seat_strengths() + ("normal",) * 6)[:n]
+        updates["kinds"] = tuple("human" if i < people else "computer" for i in range(n))
         updates["first"] = min(choices.first, n - 1)
-    if updates:
-        choices = replace(choices, **updates)
-    return choices, warning
+        updates["strengths"] = strengths
+    volume = getattr(args, "volume", None)
+    if volume is not None:
+        updates["volume"] = volume
+    return replace(choices, **updates) if updates else choices
 
 
 def timing_of(args: argparse.Namespace) -> Timing:

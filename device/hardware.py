@@ -283,17 +283,24 @@ def hardware_console(
     state_dir: Path | None = None,
     cue: Callable[[str], None] | None = None,
     volume: VolumeKnob | None = None,
+    command_line: argparse.Namespace | None = None,
 ) -> Console:
     """The console on ``rig``: the journal and lobby choices in ``state_dir`` (default the
     config's, which is absolute), resuming an unfinished game after a power cut; ``cue``
     plays the flow's sound cues (``device.sound.SoundPlayer.play``; ``None``: silent);
-    ``volume``: the sound player, for the lobby's Volume row.
+    ``volume``: the sound player, for the lobby's Volume row; ``command_line``: the parsed
+    flags, whose ``--game``/``--seats``/``--humans``/``--volume`` win over ``lobby.json``
+    for this run (``device.cli.command_line_choices``; seats at most the config's).
 
     A computer-only config (:func:`computers_only`) skips the lobby: the game and options
     the lobby would offer (``lobby.json``, else the config's ``[rules]`` on the default
     game) start at once, with every one of the config's seats a computer player."""
     state = state_dir or config.paths.state_dir
     choices, warning = lobby_choices(config, state)
+    if command_line is not None:
+        from device.cli import command_line_choices
+
+        choices = command_line_choices(choices, command_line, max_seats=len(config.seats))
     skip_lobby = computers_only(config)
     if skip_lobby:
         seats = len(config.seats)
@@ -378,7 +385,8 @@ def run_hardware(args: argparse.Namespace) -> int:
             state = getattr(args, "state_dir", None)
             console = hardware_console(config, rig, clock=clock, queue=queue, timing=timing,
                                        state_dir=state.absolute() if state else None,
-                                       game_seed=args.seed, cue=sound.play, volume=sound)
+                                       game_seed=args.seed, cue=sound.play, volume=sound,
+                                       command_line=args)
             console.loop.tickers.append(notifier.watchdog_ticker)
             console.start()
             console.render(clock.now_ns())

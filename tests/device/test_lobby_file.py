@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from device.lobby import LobbyChoices, load_choices
+from device.cli import build_parser, command_line_choices, sim_choices
+from device.lobby import MAX_FILE_BYTES, LobbyChoices, load_choices
+from device.phase import Phase
+from drivers.table_display import TableDisplay
 
 GOOD = LobbyChoices(game="right-on-time", kinds=("human", "computer", "computer"),
                     strengths=("normal", "hard", "easy"), first=2, volume=4
@@ -150,7 +153,7 @@ def test_a_long_value_is_cut_short_in_its_line(
         (b"", "JSON"),
         (b"\x00\xff\xfe\x89PNG\r\n\x1a\n" * 20, "utf-8"),  # binary
         (b"[" * 20_000 + b"]" * 20_000, "nested"),  # parses into a RecursionError
-        (b" " * (64 * 1024 + 1) + b"{}", "KiB"),  # huge
+        (b" " * (MAX_FILE_BYTES + 1) + b"{}", "KiB"),  # huge
     ],
     ids=["list", "string", "null", "truncated", "empty", "binary", "deep", "huge"],
 )
@@ -195,3 +198,119 @@ def test_the_strict_reader_names_the_first_bad_key() -> None:
     with pytest.raises(ValueError, match="'volume'"):
         LobbyChoices.from_json({**GOOD.to_json(), "volume": "loud"})
     assert LobbyChoices.from_json(GOOD.to_json()) == GOOD
+
+
+# --------------------------------------------------------------------------- command line
+
+
+class Knob:
+    """The sound player's volume as the flow sees it (``device.flow.VolumeKnob``)."""
+
+    def __init__(self, volume: int) -> None:
+        self.volume = volume
+
+
+def saved(tmp_path: Path) -> Path:
+    """A state folder whose lobby.json remembers :data:`GOOD` (volume 4, Right on Time,
+    three seats)."""
+    write(tmp_path / "lobby.json", GOOD.to_json())
+    return tmp_path
+
+
+def test_volume_on_the_command_line_wins_over_lobby_json(tmp_path: Path) -> None:
+    """`--volume 9` is this run's volume although lobby.json says 4; without the flag
+    lobby.json's 4 is used; every other remembered choice stays."""
+    state = saved(tmp_path)
+    choices, warning = sim_choices(build_parser().parse_args(["--sim", "--volume", "9"]), state)
+    assert warning is None
+    assert choices.volume == 9
+    assert (choices.game, choices.kinds, choices.first) == (GOOD.game, GOOD.kinds, GOOD.first)
+    assert sim_choices(build_parser().parse_args(["--sim"]), state)[0] == GOOD
+    silent = sim_choices(build_parser().parse_args(["--sim", "--volume", "0"]), state)[0]
+    assert silent.volume == 0  # 0 is a choice (silent), not "no flag"
+
+
+def test_every_command_line_choice_the_lobby_saves_wins(tmp_path: Path) -> None:
+    """--game, --seats and --humans each win over what lobby.json remembers, alone or
+    together; what they do not name is kept."""
+    state = saved(tmp_path)
+    parse = build_parser().parse_args
+    assert sim_choices(parse(["--sim", "--game", "riiing"]), state)[0].game == "riiing"
+    two = sim_choices(parse(["--sim", "--seats", "2"]), state)[0]
+    assert two.kinds == ("human", "computer") and two.first == 1 and two.volume == 4
+    people = sim_choices(parse(["--sim", "--humans", "3"]), state)[0]
+    assert people.kinds == ("human", "human", "human") and people.game == GOOD.game
+    assert people.seat_strengths() == ("normal", "normal", "normal")
+    both = sim_choices(parse(["--sim", "--seats", "5", "--humans", "0", "--volume", "1"]),
+                       state)[0]
+    assert both.kinds == ("computer",) * 5 and both.volume == 1
+    assert both.seat_strengths()[:3] == ("normal", "hard", "easy")  # the saved ones stay
+
+
+def test_the_console_plays_at_the_command_lines_volume(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """The flow takes the lobby's volume over the sound player's (device.flow.open): with
+    `--volume 2` the sound player ends at 2 although lobby.json says 4 and the player was
+    opened at 7; without the flag at lobby.json's 4."""
+    from device.console import Console, make_seats
+    from device.events import FakeQueue
+    from device.present import TablePresenter
+    from drivers.clock import FakeClock
+    from drivers.hand_display import open_hand_display
+
+    assert isinstance(display.clock, FakeClock)
+    state = saved(tmp_path)
+    for flags, heard in ((["--volume", "2"], 2), ([], 4)):
+        knob = Knob(7)
+        choices, _ = sim_choices(build_parser().parse_args(["--sim", *flags]), state)
+        console = Console(
+            clock=display.clock, queue=FakeQueue(display.clock),
+            presenter=TablePresenter(display, motion=False),
+            seats=make_seats([open_hand_display(s, "dummy") for s in range(3)]),
+            choices=choices, game_seed=1, state_dir=state, volume=knob)
+        console.start()
+        assert knob.volume == heard, flags
+        assert console.phase is Phase.LOBBY
+        console.close()
+
+
+def test_hardware_mode_takes_the_command_line_over_lobby_json(tmp_path: Path) -> None:
+    """On the Pi's path (``hardware_console``) `--volume 3 --game riiing` win over
+    lobby.json's volume 4 and Right on Time; the config's seat count still bounds the
+    seats (`--seats 5` on a 3-seat config plays 3)."""
+    from device.config import computer_only_text, load_config
+    from device.events import FakeQueue
+    from device.hardware import hardware_console, open_rig
+    from drivers.clock import FakeClock
+
+    (tmp_path / "state").mkdir()
+    state = saved(tmp_path / "state")
+    config_path = tmp_path / "config.toml"
+    config_path.write_text(computer_only_text(state))
+    config = load_config(config_path)
+    clock = FakeClock(10 * 1_000_000_000)
+    queue = FakeQueue(clock)
+    args = build_parser().parse_args(["--volume", "3", "--game", "riiing", "--seats", "5"])
+    rig = open_rig(config, post=queue.post, clock=clock, threads=False)
+    try:
+        knob = Knob(config.sound.volume)
+        console = hardware_console(config, rig, clock=clock, queue=queue, volume=knob,
+                                   command_line=args)
+        console.start()
+        assert knob.volume == 3
+        assert console.record is not None
+        assert (console.record.game, len(console.record.kinds)) == ("riiing", 3)
+    finally:
+        rig.close()
+
+
+def test_command_line_choices_leave_the_choices_alone_without_flags() -> None:
+    """No flag given: the choices come back unchanged (also for a default --seed)."""
+    assert command_line_choices(GOOD, build_parser().parse_args([])) == GOOD
+
+
+def test_help_says_which_volume_wins() -> None:
+    """--help documents the order: command line > lobby.json > [sound] volume > default."""
+    text = " ".join(build_parser().format_help().split())
+    assert "command line > lobby.json > config [sound] volume > default" in text
