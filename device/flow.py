@@ -56,7 +56,9 @@ S = 1_000_000_000
 SLAP_SHOWN_NS = 4 * S
 """How long the slap winner's reaction time stays large on the table."""
 RESUMED = "Restored: SLAP = go on, BACK = lobby"
-"""The TV's note after a power cut while the restored game waits (:attr:`Timing.resume_ns`)."""
+"""The TV's note after a power cut while the restored game waits (:attr:`Timing.resume_ns`),
+followed by the whole seconds left until it goes on by itself: ``"... (5 s)"``, ``"(4 s)"``
+and so on, redrawn once a second (issue 10 scope 7)."""
 CUES = ("ring", "slap", "lay", "draw", "refusal", "round", "win")
 """The sound cues the flow gives (``cue(name)``): a RIIING! window opens (cued by the console
 at the flip that shows it, so the ring never comes before the picture), a slap wins it, a
@@ -159,6 +161,7 @@ class GameFlow:
         """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
         self._store_shown = ""
         self._resumed = ""
+        self._resume_until = 0
         self._kept: set[str] = set()
         self.race = self._new_race(len(choices.kinds))
         self.banner = ""
@@ -436,9 +439,10 @@ class GameFlow:
 
     def resume(self, now_ns: int) -> bool:
         """After a power cut or crash: restore the unfinished game at its exact position
-        (``GameSession.resume``) and offer it on the TV: it goes on with a slap or a key,
-        or by itself after ``timing.resume_ns`` (:meth:`go_on`).  Returns False (nothing
-        changes) when there is none."""
+        (``GameSession.resume``) and offer it on the TV with the seconds left (:data:`RESUMED`,
+        counting down): it goes on with a slap or a key, is declined with BACK
+        (:meth:`decline`), or goes on by itself after ``timing.resume_ns`` (:meth:`go_on`).
+        Returns False (nothing changes) when there is none."""
         if self.state_dir is None:
             return False
         session = GameSession.resume(self.store)
@@ -463,14 +467,31 @@ class GameFlow:
         if self.timing.resume_ns <= 0:
             self.go_on(now_ns, held=False)
             return True
-        wait = round(self.timing.resume_ns / S)
-        self._resumed = f"{RESUMED} ({wait} s)"
-        self.banner = "  ·  ".join([self._resumed, *(t for t in self.banner.split("  ·  ") if t)])
-        self._kept.add(self._resumed)
         self.held = True
-        self._timer(now_ns + self.timing.resume_ns, self.go_on, "restored game goes on")
+        self._resume_until = now_ns + self.timing.resume_ns
+        self._count_down(now_ns)
+        self._timer(self._resume_until, self.go_on, "restored game goes on")
         self.show_hands()
         return True
+
+    def _count_down(self, now_ns: int) -> None:
+        """The restore offer's seconds left on the TV ("... (4 s)"): whole seconds up to
+        the moment the game goes on by itself, redrawn by a loop timer at each whole
+        second (the loop draws after a timer ran; nothing polls)."""
+        if not self.held:
+            return
+        left = max(1, -(-(self._resume_until - now_ns) // S))  # ceil: 4.2 s left shows 5
+        text = f"{RESUMED} ({left} s)"
+        if text != self._resumed:
+            old = self._resumed
+            self._resumed = text
+            parts = [t for t in self.banner.split("  ·  ") if t and t != old]
+            self.banner = "  ·  ".join([text, *parts])
+            self._kept.discard(old)
+            self._kept.add(text)
+        if left > 1:
+            self._timer(self._resume_until - (left - 1) * S, self._count_down,
+                        "restore countdown")
 
     def decline(self, now_ns: int) -> None:
         """The party does not want the restored game: it ends without a winner (never

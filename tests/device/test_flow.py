@@ -62,6 +62,11 @@ def make(display: TableDisplay, kinds: tuple[str, ...], game: str = "riiing",
     return console, clock, queue, done
 
 
+def phase_of(console: Console) -> Phase:
+    """The console's phase now (a call, so a type checker does not narrow it)."""
+    return console.phase
+
+
 def window_position(**fields: Any) -> Any:
     """A 2-seat Riiing! position with a soap RIIING! window open (RI-6.2)."""
     obj: dict[str, Any] = {
@@ -287,7 +292,7 @@ def test_the_handheld_menu_continues_ends_or_leaves_a_game(
     assert console.record is not None and console.record.actions == []
     queue.post(KeyPress(0, "select", clock.now_ns()))  # END
     console.step()
-    assert console.phase is Phase.GAMEOVER
+    assert phase_of(console) is Phase.GAMEOVER
     assert console.model(clock.now_ns()).view is not None
     assert console.plugin.engine.outcome(console.pos) is None  # no winner: ended by hand
     again, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
@@ -311,7 +316,7 @@ class _BuggyOled:
     width, height, mode, size = 128, 64, "1", (128, 64)
 
     def __init__(self) -> None:
-        from luma.core.device import dummy
+        from luma.core.device import dummy  # type: ignore[import-untyped]
 
         self.inner = dummy(width=128, height=64, mode="1")
         self.broken = True
@@ -436,6 +441,94 @@ def test_a_restored_game_is_offered_and_goes_on_by_itself(
     assert went_on is not None and went_on - start == 5 * S
     assert clock.now_ns() > went_on
     assert "Restored" not in again.model(clock.now_ns()).banner
+
+
+class Recording(TablePresenter):
+    """The TV, remembering the banner of every frame it drew (the model it was given)."""
+
+    def __init__(self, display: TableDisplay) -> None:
+        super().__init__(display, motion=False)
+        self.banners: list[tuple[int, str]] = []
+
+    def present(self, model: Any, seats: Any, now_ns: int, force: bool) -> int | None:
+        """Draw as the TV does and note ``(now_ns, banner)`` when the model changed."""
+        if not self.banners or self.banners[-1][1] != model.banner:
+            self.banners.append((now_ns, model.banner))
+        return super().present(model, seats, now_ns, force)
+
+
+def restored(display: TableDisplay, tmp_path: Path, kinds: tuple[str, ...] = ("human", "human"),
+             **kw: Any) -> tuple[Console, FakeClock, FakeQueue, Recording]:
+    """A console that finds a cut Right on Time game (2 computers, 3 actions) in
+    ``tmp_path`` and offers it; its TV records what it drew."""
+    console, *_ = make(display, ("computer", "computer"), "right-on-time", state_dir=tmp_path)
+    while console.record is not None and len(console.record.actions) < 3:
+        console.step()
+    console.close()
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    queue = FakeQueue(clock)
+    tv = Recording(display)
+    again = Console(clock=clock, queue=queue, presenter=tv,
+                    seats=make_seats([open_hand_display(s, "dummy") for s in range(len(kinds))]),
+                    choices=kw.pop("choices", LobbyChoices(game="riiing", kinds=kinds)),
+                    game_seed=3, state_dir=tmp_path, resume=True, **kw)
+    again.start()
+    again.render(clock.now_ns())
+    assert again.flow.held
+    return again, clock, queue, tv
+
+
+def test_the_restore_offer_counts_down_once_a_second(display: TableDisplay, tmp_path: Path
+                                                     ) -> None:
+    """"Restored: SLAP = go on, BACK = lobby (5 s)" counts down on the TV: 5, 4, 3, 2, 1,
+    each drawn at its whole second by a loop timer (one wake-up a second, no busy wait),
+    then the game goes on by itself and the notice goes."""
+    again, clock, _queue, tv = restored(display, tmp_path)
+    start = clock.now_ns()
+    record = again.record
+    assert record is not None
+    wakeups = again.loop.wakeups
+    steps = 0
+    while again.flow.held and steps < 50:
+        again.step()
+        steps += 1
+    assert not again.flow.held and clock.now_ns() - start == 5 * S
+    assert again.loop.wakeups - wakeups == 5  # one per second: 4 redraws and the go-on
+    shown = [(t - start, b) for t, b in tv.banners if "Restored" in b]
+    assert [b.split("(")[-1] for _t, b in shown] == ["5 s)", "4 s)", "3 s)", "2 s)", "1 s)"]
+    assert [t for t, _b in shown] == [0, 1 * S, 2 * S, 3 * S, 4 * S]
+    assert all(b.startswith("Restored: SLAP = go on, BACK = lobby (") for _t, b in shown)
+    assert "Restored" not in again.model(clock.now_ns()).banner
+
+
+@pytest.mark.parametrize("key", ["back", "slap"])
+def test_the_counting_restore_offer_still_takes_back_and_slap(
+    display: TableDisplay, tmp_path: Path, key: str
+) -> None:
+    """Two seconds into the countdown ("3 s" on the TV) BACK still declines (the lobby)
+    and a slap still goes on at once; the countdown then stops (no more redraws of it)."""
+    again, clock, queue, tv = restored(display, tmp_path)
+    start = clock.now_ns()
+    for _ in range(10):
+        if clock.now_ns() - start >= 2 * S:
+            break
+        again.step()
+    assert again.flow.held and "(3 s)" in again.model(clock.now_ns()).banner
+    if key == "back":
+        queue.post(KeyPress(0, "back", clock.now_ns()))
+    else:
+        queue.post(Press(1, clock.now_ns()))
+    again.step()
+    assert not again.flow.held
+    assert again.phase is (Phase.LOBBY if key == "back" else Phase.PLAY)
+    assert "Restored" not in again.model(clock.now_ns()).banner
+    names = [t.name for t in again.flow.timers._heap if not t.cancelled]
+    assert "restore countdown" not in names
+    counted = sum("Restored" in b for _t, b in tv.banners)
+    for _ in range(5):
+        again.step()
+    assert sum("Restored" in b for _t, b in tv.banners) == counted == 3
 
 
 def test_a_slap_goes_on_with_a_restored_game_at_once(display: TableDisplay, tmp_path: Path) -> None:
@@ -608,7 +701,8 @@ def test_the_lobby_shows_tonights_leaderboard_and_clears_it(
     labels = [r[1] for r in rows]
     assert "Games won" in labels and "Clear tonight's board" in labels
     won = next(r[2] for r in rows if r[1] == "Games won")
-    assert won == f"Seat {done[0].winner + 1}: 1"
+    winner = done[0].winner
+    assert winner is not None and won == f"Seat {winner + 1}: 1"
     if done[0].slaps:
         assert "Fastest slaps" in labels
     console.flow.lobby.cursor = labels.index("Clear tonight's board")
@@ -669,7 +763,7 @@ def test_the_lobby_volume_row_sets_the_sound_and_is_remembered(
     """With a sound player the lobby has a Volume row starting at the config's volume:
     SELECT makes it louder (a sample sound plays), BACK softer, within 0..10; the choice
     is saved with the lobby's and set again at the next start."""
-    knob, cues = Knob(7), []
+    knob, cues = Knob(7), list[str]()
     console, clock, queue, _ = make(display, ("human", "computer"), state_dir=tmp_path,
                                     skip_lobby=False, volume=knob, cue=cues.append)
     labels = [r[1] for r in console.flow.lobby.rows()]
