@@ -9,7 +9,9 @@ Keys (drawn in the window):
 - digits 1-6: the slap button of seat 1-6.  A key press becomes an edge on that seat's
   gpiozero ``MockFactory`` pin stamped with the loop clock when the key was read (SDL
   gives no press time), so the same gpiozero -> ``Press`` -> arbiter path runs as on a Pi;
-  the key's release is the button's release.
+  the key's release is the button's release.  A seat that is not in the game is pressed
+  too: the flow says so once a game on the TV (``GameFlow.on_press``), as for a real
+  button nobody sits at (issue 10, scope 7).
 - LEFT/RIGHT, ENTER, BACKSPACE: the handheld of the seat whose input is expected
   (hot-seat: the seat to move; in the lobby and on the results screen any seat).
 - M: the handheld menu of that seat (on a real handheld: hold BACK for 2 s);
@@ -135,8 +137,9 @@ class SimKeyboard:
             return
         digit = event.key - pygame.K_1
         if 0 <= digit < len(SIM_SLAP_PINS):
-            if digit < self.seat_count():
-                edge(self.slap_factory, SIM_SLAP_PINS[digit], event.down, event.t_ns)
+            # every digit is its seat's button, in the game or not: the flow says once on
+            # the TV that a button nobody sits at is not in this game, as on a Pi
+            edge(self.slap_factory, SIM_SLAP_PINS[digit], event.down, event.t_ns)
             return
         if not event.down:
             return
