@@ -162,6 +162,7 @@ class GameFlow:
         self._store_shown = ""
         self._resumed = ""
         self._resume_until = 0
+        self._asked: tuple[LobbyChoices, int] | None = None
         self._kept: set[str] = set()
         self.race = self._new_race(len(choices.kinds))
         self.banner = ""
@@ -251,6 +252,14 @@ class GameFlow:
             k = Key(key)
         except ValueError:
             k = None
+        if self.held and k is not None and 0 <= seat < len(self.seats):
+            # "continue the unfinished game?": any handheld of the console answers, also
+            # one the restored game has no seat for (BACK: no, the lobby; else: go on)
+            if k is Key.BACK:
+                self.decline(now_ns)
+            else:
+                self.go_on(now_ns)
+            return
         if not 0 <= seat < len(self.playing):
             log.warning("handheld key from seat index %d ignored: %d seats play", seat,
                         len(self.playing))
@@ -263,10 +272,6 @@ class GameFlow:
             self.enter_lobby(now_ns)
         elif self.phase is Phase.HOWTO:
             self._howto_key(k, now_ns)
-        elif self.held and k is Key.BACK:  # "continue the unfinished game?" no: the lobby
-            self.decline(now_ns)
-        elif self.held:
-            self.go_on(now_ns)
         elif menu is not None:
             self._menu_key(seat, menu, k, now_ns)
         elif self.phase is Phase.LOBBY:
@@ -455,6 +460,8 @@ class GameFlow:
         choices = LobbyChoices(game=session.plugin.name, kinds=session.kinds,
                                first=session.record.first, strengths=session.strengths,
                                volume=self.lobby.choices.volume)
+        # what the command line (or lobby.json) asked for comes back if the offer is declined
+        self._asked = (self.lobby.choices, self.game_seed)
         offered = {o.name: o.values for o in session.plugin.lobby_options}
         for name, value in session.record.options.items():
             if value in offered.get(name, ()):
@@ -495,13 +502,21 @@ class GameFlow:
 
     def decline(self, now_ns: int) -> None:
         """The party does not want the restored game: it ends without a winner (never
-        offered again) and the lobby opens.  Nothing happens unless a game is held."""
+        offered again) and the lobby opens with the choices the console was started with
+        (the command line's game, seats, strengths and options, not the restored game's;
+        the volume stays) and a seed after the declined game's.  Nothing happens unless a
+        game is held."""
         if not self.held or self.session is None:
             return
         self.held = False
         self._clear_resumed()
         log.info("restored game declined; back to the lobby")
         self.session.close(None, abandoned=True)
+        if self._asked is not None:  # the lobby the console was started with
+            asked, seed = self._asked
+            self.lobby.choices = replace(asked, volume=self.lobby.choices.volume)
+            self.game_seed = max(seed, self.game_seed + 1)  # never the declined game's seed
+            self._asked = None
         self.enter_lobby(now_ns)
 
     def go_on(self, now_ns: int, *, held: bool = True) -> None:
@@ -510,6 +525,7 @@ class GameFlow:
         if held and not self.held:
             return
         self.held = False
+        self._asked = None
         self._clear_resumed()
         self.last_event = "The game goes on"
         log.info("restored game goes on")

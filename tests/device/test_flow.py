@@ -19,6 +19,7 @@ import pytest
 from device.console import Console, GameRecord, make_seats
 from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone, Quit, SimKey
 from device.flow import Timing
+from device.games import get_plugin
 from device.journal import ActionRecord, GameDB, StateError
 from device.lobby import LobbyChoices, load_choices
 from device.loop import Loop
@@ -631,6 +632,35 @@ def test_back_declines_a_restored_game_and_it_is_not_offered_again(
     assert third.phase is Phase.LOBBY
     with GameDB.open(tmp_path) as db:
         assert db.unfinished() is None and db.games()[0].outcome == "abandoned"
+
+
+def test_declining_a_restored_game_opens_the_lobby_the_command_line_asked_for(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """The command line asks for 3-seat Riiing! with 10 cards, a hard computer and a
+    person first; a cut 2-seat Right on Time game is offered instead (its own choices show
+    meanwhile).  BACK declines it: the lobby holds exactly what the command line asked for
+    (game, seats, strengths, options), not the restored game's nor the defaults, and START
+    deals that with a new seed.  The BACK comes from the third handheld, which the
+    restored 2-seat game has no seat for: any handheld of the console answers the offer."""
+    asked = LobbyChoices(game="riiing", kinds=("human", "computer", "human"),
+                         strengths=("normal", "hard", "normal"),
+                         options=(("riiing", (("hand_size", 10),)),))
+    again, clock, queue, _tv = restored(display, tmp_path, ("human",) * 3, choices=asked)
+    assert again.flow.lobby.choices.game == "right-on-time"  # the offered game meanwhile
+    queue.post(KeyPress(2, "back", clock.now_ns()))
+    again.step()
+    assert again.phase is Phase.LOBBY and not again.flow.held
+    assert again.flow.lobby.choices == asked
+    assert again.plugin.name == "riiing"
+    rows = {label: value for _key, label, value in again.flow.lobby.rows()}
+    assert rows["Game"] == get_plugin("riiing").title and rows["Seats"] == "3"
+    assert rows["Seat 2"] == "computer (hard)" and rows["Cards each"] == "10"
+    again.flow.start_game(clock.now_ns())
+    record = again.record
+    assert record is not None and record.game == "riiing"
+    assert record.kinds == ("human", "computer", "human") and record.options["hand_size"] == 10
+    assert record.seed == 4  # after the declined game's seed 3, never the same deal again
 
 
 def test_a_button_of_a_seat_not_in_the_game_is_said_once(display: TableDisplay) -> None:
