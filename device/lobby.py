@@ -304,8 +304,10 @@ class Lobby:
     cursor: int = 0
     max_seats: int = 6
     board: tuple[tuple[str, str], ...] = ()
-    """Tonight's leaderboard as ``(label, value)`` rows after START (the flow reads it from
-    the game database); with rows, a last row clears it."""
+    """Tonight's leaderboard as ``(label, value)`` pairs after START (the flow reads it from
+    the game database), a value listing its entries two spaces apart (``"Seat 2 231 ms
+    Seat 4 260 ms"``); :meth:`rows` gives each entry a row of its own; with rows, a last
+    row clears it."""
     clear_asked: bool = False
     """SELECT on the clear row: the flow clears the leaderboard and resets this."""
     sound: bool = False
@@ -331,7 +333,8 @@ class Lobby:
             rows.append(("volume", "Volume", "off" if c.volume == 0 else str(c.volume)))
         rows.append(("howto", "How to play", plugin.title))
         rows.append(("start", "START", ""))
-        rows += [("board", label, value) for label, value in self.board]
+        for label, value in self.board:
+            rows += board_rows(label, value)
         if self.board:
             rows.append(("clear", "Clear tonight's board", "SELECT"))
         return rows
@@ -383,6 +386,25 @@ class Lobby:
             c = c.with_option(name, opt.values[(idx + step) % len(opt.values)])
         self.choices = c
         return False
+
+
+BOARD_ENTRY_GAP = "  "
+"""What separates the entries of a leaderboard value (``Lobby.board``)."""
+
+
+def board_rows(label: str, value: str) -> list[tuple[str, str, str]]:
+    """The lobby rows ``("board", label, entry)`` of one leaderboard pair: one row per
+    entry of ``value`` (split at :data:`BOARD_ENTRY_GAP`), ``label`` on the first and
+    ``""`` on the rest, so every entry is drawn at the rows' full size
+    (``device.render.zones.LobbySpec.TEXT_PX``: a whole list in one row was shrunk to
+    40 px and cut, unreadable at 480x270; ``design/screens.md``).  An empty ``value`` is
+    one row with the label alone.
+
+    >>> board_rows("Games won", "Seat 1: 3  Seat 2: 1")
+    [('board', 'Games won', 'Seat 1: 3'), ('board', '', 'Seat 2: 1')]
+    """
+    entries = [e.strip() for e in value.split(BOARD_ENTRY_GAP) if e.strip()] or [""]
+    return [("board", label if i == 0 else "", entry) for i, entry in enumerate(entries)]
 
 
 def seat_kinds_text(kinds: Sequence[str]) -> str:

@@ -883,34 +883,58 @@ class LobbySpec:
     hint: str
 
     ROW_H = 100
+    """Pitch of the rows, logical px (each row's panel is 10 px shorter)."""
+    WIDTH = 1240
+    """Width of a row's panel, logical px."""
+    TEXT_PX = 68
+    """Size of a row's label and value (``design/screens.md``: read from 1-3 m)."""
+    MIN_PX = 40
+    """The smallest a label or value is shrunk to before it is cut with "..."."""
 
-    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
-        """Rows (68 px) in a scrolling list that keeps the cursor visible; hint (48 px)."""
+    def row_rects(self, rect: pygame.Rect) -> list[tuple[int, pygame.Rect]]:
+        """``(row index, panel rect)`` of each row shown in the zone ``rect`` (logical px):
+        a scrolling window of the rows that keeps the cursor visible."""
         visible = max(1, (rect.height - 110) // self.ROW_H)
         cursor = min(max(self.cursor, 0), max(0, len(self.rows) - 1))
         first = min(max(0, cursor - visible + 1), max(0, len(self.rows) - visible))
         first = min(first, cursor)
-        width = 1240
-        x = rect.centerx - width // 2
-        y = rect.y + 20
-        for i in range(first, min(len(self.rows), first + visible)):
+        x = rect.centerx - self.WIDTH // 2
+        return [(i, pygame.Rect(x, rect.y + 20 + (i - first) * self.ROW_H, self.WIDTH,
+                                self.ROW_H - 10))
+                for i in range(first, min(len(self.rows), first + visible))]
+
+    def value_rect(self, row: pygame.Rect) -> pygame.Rect:
+        """The right half of a row's panel ``row``, where its value is drawn (right-aligned
+        30 px in from the panel's edge), logical px."""
+        half = self.text_width()
+        return pygame.Rect(row.right - 30 - half, row.y, half, row.height)
+
+    def text_width(self) -> int:
+        """The widest a label or a value may be drawn, logical px (half a row, less 40)."""
+        return self.WIDTH // 2 - 40
+
+    def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
+        """Rows (68 px) in a scrolling list that keeps the cursor visible; hint (48 px)."""
+        cursor = min(max(self.cursor, 0), max(0, len(self.rows) - 1))
+        shown = self.row_rects(rect)
+        width = self.text_width()
+        for i, row in shown:
             label, value = self.rows[i]
-            row = pygame.Rect(x, y, width, self.ROW_H - 10)
             on = i == cursor
             bg, fg = (YELLOW, INK) if on else (PANEL, TEXT)
             _panel(ctx, row, bg, 16)
             if on:
                 ctx.icon("pointer", (row.x - 50, row.centery), 60, YELLOW)
-            lab = ctx.text.fit(label, 68, fg, width // 2 - 40, 40)
+            lab = ctx.text.fit(label, self.TEXT_PX, fg, width, self.MIN_PX)
             ctx.canvas.blit(lab, lab.get_rect(midleft=(row.x + 30, row.centery)))
             if value:
-                val = ctx.text.fit(value, 68, fg, width // 2 - 40, 40)
+                val = ctx.text.fit(value, self.TEXT_PX, fg, width, self.MIN_PX)
                 ctx.canvas.blit(val, val.get_rect(midright=(row.right - 30, row.centery)))
-            y += self.ROW_H
-        if first > 0:
-            ctx.icon("up", (x + width + 60, rect.y + 60), 50, TEXT_DIM)
-        if first + visible < len(self.rows):
-            ctx.icon("down", (x + width + 60, rect.bottom - 120), 50, TEXT_DIM)
+        right = rect.centerx + self.WIDTH // 2 + 60
+        if shown and shown[0][0] > 0:
+            ctx.icon("up", (right, rect.y + 60), 50, TEXT_DIM)
+        if shown and shown[-1][0] < len(self.rows) - 1:
+            ctx.icon("down", (right, rect.bottom - 120), 50, TEXT_DIM)
         if self.hint:
             ctx.line(self.hint, 48, TEXT_DIM, (rect.centerx, rect.bottom - 40), rect.width - 80)
 

@@ -37,18 +37,28 @@ from device.events import FakeQueue
 from device.games import get_plugin
 from device.games.base import GamePlugin
 from device.hand_ui import HandScreenModel, Tile
-from device.lobby import LobbyChoices
+from device.lobby import Lobby, LobbyChoices
 from device.phase import Phase
 from device.present import TablePresenter
 from device.render import icons
 from device.render.cards import CardPainter
 from device.render.figures import PLUS_CARD, Box, Figure, cells
 from device.render.hand import GLYPH_SIZE, GLYPHS, TILE_PITCH, TILE_TOP, TILE_X0, HandScreen
-from device.render.layout import CARD, CENTRE, PILE, ROUND, TOP, Letterbox, seat_zones
-from device.render.model import RoundEnd, SeatBadge, TableModel
+from device.render.layout import (
+    CARD,
+    CENTRE,
+    LOBBY,
+    PILE,
+    ROUND,
+    TOP,
+    Letterbox,
+    seat_zones,
+)
+from device.render.model import LobbyModel, RoundEnd, SeatBadge, TableModel
 from device.render.palette import (
     BACKGROUND,
     SEAT_COLOURS,
+    TEXT,
     Colour,
     contrast_ratio,
     relative_luminance,
@@ -56,6 +66,7 @@ from device.render.palette import (
 from device.render.table import TableScene
 from device.render.text import Typesetter
 from device.render.zones import (
+    LobbySpec,
     Paint,
     PileSpec,
     ResultSpec,
@@ -173,6 +184,16 @@ def ink_height(surface: pygame.Surface, rect: pygame.Rect, colour: Colour, tol: 
     mask = pygame.mask.from_threshold(part, colour, (tol, tol, tol, 255))
     boxes = mask.get_bounding_rects()
     return boxes[0].unionall(boxes).height if boxes else 0
+
+
+def value_heights(surface: pygame.Surface, spec: LobbySpec, colour: Colour, tol: int
+                  ) -> dict[int, int]:
+    """Row index -> ink height in px (:func:`ink_height`) of the value of each lobby row
+    ``spec`` shows, measured on ``surface`` (the whole 1920x1080 frame scaled to any size:
+    the rows are mapped through the letterbox); rows without a value are left out."""
+    box = Letterbox.fit(surface.get_size())
+    return {i: ink_height(surface, box.map_rect(spec.value_rect(row)), colour, tol)
+            for i, row in spec.row_rects(LOBBY) if spec.rows[i][1]}
 
 
 # --------------------------------------------------------------------------- whose turn
@@ -409,9 +430,9 @@ def test_the_ziehen_icon_is_one_shape_on_tv_and_handheld(tmp_path: Path) -> None
     alpha = Image.frombytes("RGBA", stamp.get_size(),
                             pygame.image.tobytes(stamp, "RGBA")).getchannel("A")
     k = size // GLYPH_SIZE
-    cell_means = alpha.reduce(k)  # each pixel: the mean of one k x k cell
+    cell_means = alpha.reduce(k).tobytes()  # each byte: the mean of one k x k cell (L)
     shrunk = tuple(
-        "".join("#" if cell_means.getpixel((i, j)) >= 127.5 else "."
+        "".join("#" if cell_means[j * GLYPH_SIZE + i] >= 127.5 else "."
                 for i in range(GLYPH_SIZE))
         for j in range(GLYPH_SIZE)
     )
@@ -682,3 +703,61 @@ def test_a_slap_that_empties_the_hand_ends_the_game_with_reason_and_chart(
     assert model.reactions == ((1, 240),)
     surface = draw(model, (1920, 1080))
     save(surface, tmp_path, "slap_win")
+
+
+# --------------------------------------------------------------------------- the lobby
+
+BOARD = (("Fastest slaps", "Seat 2 231 ms  Seat 4 260 ms  Seat 1 312 ms"),
+         ("Games won", "Seat 1: 3  Seat 2: 1  Seat 3: 1  Seat 4: 0"))
+"""A full leaderboard as the flow writes it from the game database (``GameFlow._board``:
+the three fastest slaps, the games won of four seats, entries two spaces apart)."""
+
+
+def lobby_frame(lobby: Lobby, cursor_key: str, size: tuple[int, int]
+                ) -> tuple[pygame.Surface, LobbySpec]:
+    """The lobby drawn with the cursor on its last row of ``cursor_key`` (TableScene, no
+    motion) on a ``size`` surface, and the menu's spec (its rows' places)."""
+    keys = [key for key, _label, _value in lobby.rows()]
+    lobby.cursor = len(keys) - 1 - keys[::-1].index(cursor_key)
+    menu: LobbyModel = lobby.model("< > pick a row   SELECT change")
+    model = TableModel(game=RIIING, phase=Phase.LOBBY, view=None, seats=badges(4), lobby=menu)
+    return draw(model, size), LobbySpec(menu.rows, menu.cursor, menu.hint)
+
+
+def test_tonights_leaderboard_reads_as_large_as_the_other_lobby_rows(tmp_path: Path) -> None:
+    """At 480x270 every value of tonight's leaderboard (fastest slaps, games won) is at
+    least as tall as the option rows' values (digits, 68 px at 1920x1080: about 12 px),
+    each fits its row at full size (none shrunk or cut with "..."), and every entry the
+    flow wrote is on the TV (it used to be one row per list, shrunk to 40 px and cut)."""
+    lobby = Lobby(LobbyChoices(), max_seats=6)
+    lobby.board = BOARD
+    top, top_spec = lobby_frame(lobby, "game", SMALL)
+    save(top, tmp_path, "lobby_top_480")
+    options = [i for i, (label, _v) in enumerate(top_spec.rows)
+               if label in ("Cards each", "Slap time (s)", "Seats")]
+    heights = value_heights(top, top_spec, TEXT, 60)
+    shown = [heights[i] for i in options if i in heights]
+    assert shown and min(shown) >= 10, heights
+    reference = min(shown)
+    text = Typesetter()
+    entries = {e for _label, value in BOARD for e in value.split("  ")}
+    seen: set[str] = set()
+    for key in ("board", "clear"):  # the board's first rows, then its last ones
+        small, spec = lobby_frame(lobby, key, SMALL)
+        big, _ = lobby_frame(lobby, key, (1920, 1080))
+        save(small, tmp_path, f"lobby_{key}_480")
+        save(big, tmp_path, f"lobby_{key}_1080")
+        board_rows = [i for i, _row in spec.row_rects(LOBBY)
+                      if i != spec.cursor and spec.rows[i][1] in entries]
+        assert board_rows, spec.rows
+        heights = value_heights(small, spec, TEXT, 60)
+        for i in board_rows:
+            value = spec.rows[i][1]
+            assert heights[i] >= reference, (value, heights[i], reference)
+            assert text.width(value, LobbySpec.TEXT_PX) <= spec.text_width(), value
+            seen.add(value)
+    rows = lobby.rows()
+    listed = {value for key, _label, value in rows if key == "board"}
+    assert listed == entries and seen <= entries
+    labels = [label for key, label, _v in rows if key == "board" and label]
+    assert labels == ["Fastest slaps", "Games won"]
