@@ -71,6 +71,13 @@ HOWTO_HINT = "< > turn the page   BACK: lobby"
 """The key help on a "How to play" page."""
 NEXT_GAME_NS = 8 * S
 """How long the results of a game of computer players only stay before the next deals."""
+LOBBY_LINE = "Choose a game, then START"
+"""The TV's top line in the lobby."""
+CLEAR_QUESTION = "Clear tonight's board? press again"
+"""The TV's top line after the first SELECT on "Clear tonight's board" (issue 10 scope 6:
+the lobby clears the leaderboard, but one stray press must not)."""
+CLEAR_CONFIRM_NS = 3 * S
+"""How long the clear question waits for the second SELECT; then the board stays."""
 NOTICE_NS = 10 * S
 """How long a notice from opening the game database (set aside, carried over) stays."""
 
@@ -163,6 +170,7 @@ class GameFlow:
         self._resumed = ""
         self._resume_until = 0
         self._asked: tuple[LobbyChoices, int] | None = None
+        self._clear_timer: Timer | None = None
         self._kept: set[str] = set()
         self.race = self._new_race(len(choices.kinds))
         self.banner = ""
@@ -221,10 +229,13 @@ class GameFlow:
     # ------------------------------------------------------------------ input
     def on_press(self, press: Press, now_ns: int) -> None:
         """A slap button's debounced press edge (``press.t_ns``: edge time).  While a
-        restored game waits (:attr:`held`), a slap goes on with it."""
+        restored game waits (:attr:`held`), a slap goes on with it; in the lobby it
+        answers "Clear tonight's board?" with no."""
         if self.held:
             self.go_on(now_ns)
             return
+        if self.phase is Phase.LOBBY:
+            self._keep_board()
         if (self.demo and not isinstance(press, ComputerPress)) or self.phase is Phase.HOWTO:
             self.enter_lobby(now_ns)  # somebody at the table wants to play
             return
@@ -299,6 +310,8 @@ class GameFlow:
 
     def _lobby_key(self, k: Key, now_ns: int) -> None:
         self._arm_idle(now_ns)
+        confirming = self._clear_timer is not None
+        self._keep_board()  # any key answers the question: only a second SELECT clears
         if k is Key.SELECT and self.lobby.rows()[self.lobby.cursor][0] == "howto":
             self.show_howto(now_ns)
             return
@@ -315,18 +328,44 @@ class GameFlow:
             self.cue("lay")  # a sample of the new volume
         if self.lobby.clear_asked:
             self.lobby.clear_asked = False
-            db = self.store.db()
-            if db is not None:
-                try:
-                    db.clear_leaderboard()
-                except StateError as err:
-                    self.store.failed(err)
-            self.lobby.board = self._board()
-            self.lobby.cursor = min(self.lobby.cursor, len(self.lobby.rows()) - 1)
+            if confirming:
+                self._clear_board()
+            else:
+                self._ask_clear(now_ns)
         if self.lobby.choices.game != self.plugin.name:
             self.plugin = get_plugin(self.lobby.choices.game)
         self._make_hands()
         self.show_hands()
+
+    def _ask_clear(self, now_ns: int) -> None:
+        """The first SELECT on "Clear tonight's board": ask on the TV's top line; a second
+        SELECT within :data:`CLEAR_CONFIRM_NS` clears, anything else or the timeout keeps
+        the board (:meth:`_keep_board`)."""
+        self.last_event = CLEAR_QUESTION
+        self._clear_timer = self.timers.call_at(
+            now_ns + CLEAR_CONFIRM_NS, lambda now: self._keep_board(), "clear board?")
+
+    def _keep_board(self) -> None:
+        """The clear question is over unanswered: the board stays, the question goes."""
+        if self._clear_timer is not None:
+            self._clear_timer.cancel()
+            self._clear_timer = None
+            if self.last_event == CLEAR_QUESTION:
+                self.last_event = LOBBY_LINE
+
+    def _clear_board(self) -> None:
+        """Clear tonight's leaderboard in the game database (``GameDB.clear_leaderboard``:
+        the games stay; a failed write is the store's problem line) and in the lobby."""
+        db = self.store.db()
+        if db is not None:
+            try:
+                db.clear_leaderboard()
+            except StateError as err:
+                self.store.failed(err)
+        self.lobby.board = self._board()
+        self.lobby.cursor = min(self.lobby.cursor, len(self.lobby.rows()) - 1)
+        self.last_event = "Tonight's board cleared"
+        log.info("tonight's leaderboard cleared from the lobby")
 
     # ------------------------------------------------------------------ phases
     def enter_lobby(self, now_ns: int) -> None:
@@ -340,7 +379,8 @@ class GameFlow:
         self.phase = Phase.LOBBY
         self.session = None
         self.slap_shown = self.slap_margin = None
-        self.last_event = "Choose a game, then START"
+        self._keep_board()
+        self.last_event = LOBBY_LINE
         self.lobby.board = self._board()
         self.banner = self.banner.replace(DEMO_HINT, "").strip(" ·")
         self._arm_idle(now_ns)

@@ -20,7 +20,7 @@ from device.console import Console, GameRecord, make_seats
 from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone, Quit, SimKey
 from device.flow import Timing
 from device.games import get_plugin
-from device.journal import ActionRecord, GameDB, StateError
+from device.journal import DB_NAME, ActionRecord, GameDB, StateError, open_read_only
 from device.lobby import LobbyChoices, load_choices
 from device.loop import Loop
 from device.phase import Phase
@@ -737,9 +737,98 @@ def test_the_lobby_shows_tonights_leaderboard_and_clears_it(
         assert "Fastest slaps" in labels
     console.flow.lobby.cursor = labels.index("Clear tonight's board")
     queue.post(KeyPress(0, "select", clock.now_ns()))
+    queue.post(KeyPress(0, "select", clock.now_ns()))  # the first asks, the second clears
     console.step()
     assert [r for r in console.flow.lobby.rows() if r[0] in ("board", "clear")] == []
     assert console.phase is Phase.LOBBY
+
+
+def board_lobby(display: TableDisplay, tmp_path: Path
+                ) -> tuple[Console, FakeClock, FakeQueue]:
+    """A console in the lobby with tonight's board holding one game (a 1-point Right on
+    Time match of two computers, seed 3), the highlight on "Clear tonight's board"."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    queue = FakeQueue(clock)
+    done: list[GameRecord] = []
+    console = Console(
+        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
+        seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
+        choices=LobbyChoices(game="right-on-time", kinds=("computer", "computer"),
+                             options=(("right-on-time", (("target_points", 1),)),)),
+        game_seed=3, state_dir=tmp_path, on_game_over=done.append, skip_lobby=True)
+    console.start()
+    for _ in range(2000):
+        if done:
+            break
+        console.step()
+    assert done and done[0].winner is not None
+    console.flow.enter_lobby(clock.now_ns())
+    labels = [r[1] for r in console.flow.lobby.rows()]
+    console.flow.lobby.cursor = labels.index("Clear tonight's board")
+    return console, clock, queue
+
+
+def board_rows(console: Console, state_dir: Path) -> tuple[bool, int]:
+    """Whether the lobby shows the board rows, and the games won tonight as another reader
+    of the game database sees them (the database's own rows, not the lobby's copy)."""
+    shown = any(r[0] == "board" for r in console.flow.lobby.rows())
+    with open_read_only(state_dir / DB_NAME) as db:
+        return shown, sum(db.leaderboard().wins.values())
+
+
+def test_clearing_tonights_board_asks_first_and_a_second_press_clears(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """SELECT on "Clear tonight's board" only asks ("Clear tonight's board? press again"
+    on the TV); the board and the database's rows stay; a second SELECT within 3 s clears
+    both, and the TV says so."""
+    console, clock, queue = board_lobby(display, tmp_path)
+    assert board_rows(console, tmp_path) == (True, 1)
+    queue.post(KeyPress(1, "select", clock.now_ns()))
+    console.step()
+    assert console.model(clock.now_ns()).last_event == "Clear tonight's board? press again"
+    assert board_rows(console, tmp_path) == (True, 1)
+    clock.advance(2_900 * MS)
+    queue.post(KeyPress(0, "select", clock.now_ns()))
+    console.step()
+    assert board_rows(console, tmp_path) == (False, 0)
+    assert console.model(clock.now_ns()).last_event == "Tonight's board cleared"
+    assert console.phase is Phase.LOBBY
+
+
+@pytest.mark.parametrize("other", ["timeout", "right", "back", "left", "slap"])
+def test_clearing_tonights_board_is_cancelled_by_the_timeout_or_another_input(
+    display: TableDisplay, tmp_path: Path, other: str
+) -> None:
+    """After the question, 3 s without an answer, another key (even one that comes back
+    to the row) or a slap cancels it: the question goes from the TV, nothing is cleared,
+    and the next SELECT on the row asks again instead of clearing."""
+    console, clock, queue = board_lobby(display, tmp_path)
+    row = console.flow.lobby.cursor
+    queue.post(KeyPress(0, "select", clock.now_ns()))
+    console.step()
+    asked_at = clock.now_ns()
+    assert "press again" in console.model(clock.now_ns()).last_event
+    if other == "timeout":
+        for _ in range(5):
+            if clock.now_ns() - asked_at >= 3 * S:
+                break
+            console.step()
+        assert clock.now_ns() - asked_at == 3 * S  # the loop woke for the timeout itself
+    elif other == "slap":
+        queue.post(Press(0, clock.now_ns()))
+        console.step()
+    else:
+        queue.post(KeyPress(0, other, clock.now_ns()))
+        console.step()
+    assert "press again" not in console.model(clock.now_ns()).last_event
+    assert board_rows(console, tmp_path) == (True, 1)
+    console.flow.lobby.cursor = row
+    queue.post(KeyPress(0, "select", clock.now_ns()))
+    console.step()
+    assert "press again" in console.model(clock.now_ns()).last_event
+    assert board_rows(console, tmp_path) == (True, 1)
 
 
 def test_a_round_end_stays_on_the_tv_for_four_seconds(display: TableDisplay) -> None:
