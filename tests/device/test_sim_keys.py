@@ -12,6 +12,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pygame
@@ -119,3 +120,77 @@ def test_a_slap_key_of_a_seat_in_the_game_still_presses_its_button(
     assert [type(e).__name__ for e in posted].count("Press") == 1
     assert "not in this game" not in console.model(clock.now_ns()).banner
     console.close()
+
+
+# --------------------------------------------------------------------------- How to play
+
+
+def test_the_sim_window_draws_the_how_to_play_page_with_its_title_and_cards(
+    window: TableDisplay, tmp_path: Path
+) -> None:
+    """SELECT on the lobby's How to play row, then RIGHT to a page with a card picture:
+    the simulator window's table part is that page as ``draw_howto`` draws it (title, rule
+    lines, the real card faces), with the title's ink and a card's paper in their places,
+    and not the table scene's "Unknown screen" (what it showed before f779cd5)."""
+    from device.howto import HowtoBook
+    from device.render.howto import MARGIN, TITLE_PX, TOP_H, draw_howto
+    from device.render.layout import LOGICAL_W, Letterbox
+    from device.render.palette import PAPER, TEXT
+    from device.render.table import TableScene
+    from drivers.keys import KeyPress
+
+    console, _queue, tv = sim_console(window, ("human", "computer"), "riiing")
+    clock = window.clock
+    assert isinstance(clock, FakeClock)
+    rows = [key for key, _label, _value in console.flow.lobby.rows()]
+    console.flow.lobby.cursor = rows.index("howto")
+    console.handle(KeyPress(0, "select", clock.now_ns()))
+    assert console.phase is Phase.HOWTO
+    book = console.flow.howto
+    assert isinstance(book, HowtoBook)
+    for _ in range(len(book.pages)):
+        if any(p.card for p in book.page.pictures):
+            break
+        console.handle(KeyPress(0, "right", clock.now_ns()))
+    page = book.page
+    assert any(p.card for p in page.pictures), "no page of Riiing! shows a card"
+    console.render(clock.now_ns())
+    model = console.model(clock.now_ns())
+    assert model.howto is not None and model.howto.page == page
+    shown = tv.table_surface().copy()
+    pygame.image.save(window.surface, str(tmp_path / "sim_howto.png"))
+
+    expected = pygame.Surface(shown.get_size())
+    draw_howto(expected, model.game, page, number=model.howto.number,
+               count=model.howto.count, hint=model.howto.hint)
+    assert rgb(shown) == rgb(expected)  # the page, pixel for pixel
+
+    box = Letterbox.fit(shown.get_size())
+    title = box.map_rect(pygame.Rect(MARGIN, TOP_H + 12, LOGICAL_W - 2 * MARGIN, TITLE_PX))
+    assert ink(shown, title, TEXT, 60).height >= TITLE_PX * box.scale * 0.5
+    cards = sum(1 for p in page.pictures if p.card)
+    band = box.map_rect(pygame.Rect(0, 500, LOGICAL_W, 500))  # the pictures' row
+    paper = pygame.mask.from_threshold(shown.subsurface(band), PAPER, (40, 40, 40, 255))
+    faces = paper.connected_components(400)  # a card face's paper is one blob of >= 400 px
+    assert len(faces) >= cards, (len(faces), cards)
+
+    unknown = pygame.Surface(shown.get_size())
+    scene = TableScene(motion=False)
+    scene.set_model(model, clock.now_ns())
+    scene.draw(unknown, clock.now_ns())
+    assert rgb(unknown.subsurface(title)) != rgb(shown.subsurface(title))
+    console.close()
+
+
+def rgb(surface: pygame.Surface) -> bytes:
+    """Every pixel of ``surface`` as RGB bytes."""
+    return pygame.image.tobytes(surface, "RGB")
+
+
+def ink(surface: pygame.Surface, rect: pygame.Rect, colour: tuple[int, int, int],
+        tol: int) -> pygame.Rect:
+    """The bounding box (in ``rect``'s own px) of the pixels of ``rect`` within ``tol`` of
+    ``colour`` per channel; an empty rect when there are none."""
+    mask = pygame.mask.from_threshold(surface.subsurface(rect), colour, (tol, tol, tol, 255))
+    boxes = mask.get_bounding_rects()
+    return boxes[0].unionall(boxes) if boxes else pygame.Rect(0, 0, 0, 0)
