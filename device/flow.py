@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from device.arbiter import LogEntry, SlapDecision
+from device.arbiter import LogEntry, SlapDecision, Verdict
 from device.attract import caption
 from device.games import GamePlugin, get_plugin
 from device.hand_ui import Key
@@ -43,6 +43,7 @@ from device.session import (
     GameSession,
     GameStore,
 )
+from device.slap_margin import MarginWatch
 from device.slap_race import ComputerPress, RaceTiming, SlapRace
 from device.timers import Timer, Timers
 from device.words import seat_name
@@ -171,6 +172,7 @@ class GameFlow:
         self._resume_until = 0
         self._asked: tuple[LobbyChoices, int] | None = None
         self._clear_timer: Timer | None = None
+        self._slap_timer: Timer | None = None
         self._kept: set[str] = set()
         self.race = self._new_race(len(choices.kinds))
         self.banner = ""
@@ -180,7 +182,10 @@ class GameFlow:
         """The last won slap for the TV: ``(seat, reaction ms)``."""
         self.slap_margin: tuple[int, int] | None = None
         """With :attr:`slap_shown`: ``(runner-up seat, margin ms)`` when somebody else
-        slapped too ("Seat 2 by 12 ms over Seat 4"), else ``None``."""
+        slapped too ("Seat 2 by 12 ms over Seat 4"), else ``None``; a loser's slap up to
+        1 s after the decision still counts (:attr:`margin`)."""
+        self.margin = MarginWatch(timers, self._margin_changed)
+        """Collects the losers' slaps after a decision (``device.slap_margin``)."""
         self._unseated: set[int] = set()
         self.results: tuple[str, ...] = ()
         self.headline = ""
@@ -245,7 +250,9 @@ class GameFlow:
                 self._flash(f"{seat_name(press.seat)}'s button is not in this game "
                             f"({len(self.playing)} seats play)", now_ns)
             return
-        self.race.press(press, now_ns)
+        verdict = self.race.press(press, now_ns)
+        if verdict is Verdict.LOSING and self.margin.press(press.seat, press.t_ns, now_ns):
+            self._margin_changed(now_ns)  # a loser after the decision: the runner-up
 
     def on_release(self, seat: int, t_ns: int) -> None:
         """A slap button's release edge."""
@@ -378,6 +385,7 @@ class GameFlow:
         self.howto = None
         self.phase = Phase.LOBBY
         self.session = None
+        self.margin.stop()
         self.slap_shown = self.slap_margin = None
         self._keep_board()
         self.last_event = LOBBY_LINE
@@ -614,10 +622,7 @@ class GameFlow:
         self._cancel_timers()
         line = self.plugin.narrate(events)
         if self.slap_shown is not None and any(e.kind == "slap" for e in events):
-            seat, ms = self.slap_shown
-            line = f"{seat_name(seat)} slapped in {ms} ms" + (
-                f", by {self.slap_margin[1]} ms over {seat_name(self.slap_margin[0])}"
-                if self.slap_margin is not None else "")
+            line = self._slap_line()
         if self.demo:  # attract mode teaches: the rule the action applied
             line = caption(self.plugin, events, session.pos) or line
         if line:
@@ -654,9 +659,10 @@ class GameFlow:
         if self.plugin.window_open(session.pos):
             # RI-6.1: a reverse appeared; the device window opens at the flip that shows it
             # (the console cues the ring at that flip)
+            reactions = session.computer_reactions(self.timing.race)
+            self.margin.window(reactions)
             self.race.open(now_ns, length_ns=self.plugin.window_ns(session.pos),
-                           reactions=session.computer_reactions(self.timing.race),
-                           tie_seed=session.rng_seed("tie"))
+                           reactions=reactions, tie_seed=session.rng_seed("tie"))
         else:
             to_move = self.plugin.to_move(session.pos)
             if to_move in session.bots:
@@ -690,12 +696,11 @@ class GameFlow:
         elif self.phase is Phase.PLAY:
             ms = decision.reaction_ns / MS
             self.cue("slap")
-            others = sorted((c.reaction_ns, c.seat) for c in decision.contenders
-                            if c.seat != decision.seat)
             self.slap_shown = (decision.seat, round(ms))
-            self.slap_margin = (others[0][1], round((others[0][0] - decision.reaction_ns) / MS)
-                                ) if others else None
-            self.timers.call_at(
+            self.slap_margin = self.margin.decided(decision, now_ns)
+            if self._slap_timer is not None:  # an earlier slap's time must not clear this
+                self._slap_timer.cancel()
+            self._slap_timer = self.timers.call_at(
                 now_ns + SLAP_SHOWN_NS, self._clear_slap, "slap shown")
             self.submit(None, self.plugin.slap_action(decision.seat), now_ns,
                         note=f"{ms:.0f} ms")
@@ -729,7 +734,30 @@ class GameFlow:
         else:
             self.session.note(str(getattr(entry, "kind", "note")), entry.to_json())
 
+    def _slap_line(self) -> str:
+        """The TV's top line for the slap shown: ``"Seat 2 slapped in 212 ms"``, with
+        ``", by 12 ms over Seat 4"`` when there is a runner-up (``""``: no slap shown)."""
+        if self.slap_shown is None:
+            return ""
+        seat, ms = self.slap_shown
+        margin = self.slap_margin
+        return f"{seat_name(seat)} slapped in {ms} ms" + (
+            f", by {margin[1]} ms over {seat_name(margin[0])}" if margin is not None else "")
+
+    def _margin_changed(self, now_ns: int) -> None:
+        """A loser arrived after the decision (:attr:`margin`): the TV's margin, and its
+        top line while that is still the slap's (a caption or a newer event stays)."""
+        if self.slap_shown is None:
+            return
+        old = self._slap_line()
+        self.slap_margin = self.margin.shown
+        if self.last_event == old:
+            self.last_event = self._slap_line()
+            log.info("table: %s", self.last_event)
+
     def _clear_slap(self, now_ns: int) -> None:
+        self._slap_timer = None
+        self.margin.stop()
         self.slap_shown = self.slap_margin = None
 
     # ------------------------------------------------------------------ the end
@@ -785,6 +813,7 @@ class GameFlow:
         self.plugin = session.plugin
         # a game's start clears the lobby's lines, not the notices that run on their own
         self.banner = "  ·  ".join(t for t in self.banner.split("  ·  ") if t in self._kept)
+        self.margin.stop()
         self.slap_shown = self.slap_margin = None
         self.results = ()
         for seat, kind in zip(self.seats, session.kinds, strict=False):

@@ -25,6 +25,7 @@ from device.lobby import LobbyChoices, load_choices
 from device.loop import Loop
 from device.phase import Phase
 from device.present import TablePresenter
+from device.render.model import TableModel
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.keys import KeyPress
@@ -445,17 +446,25 @@ def test_a_restored_game_is_offered_and_goes_on_by_itself(
 
 
 class Recording(TablePresenter):
-    """The TV, remembering the banner of every frame it drew (the model it was given)."""
+    """The TV, remembering the model of every frame it was asked to draw."""
 
     def __init__(self, display: TableDisplay) -> None:
         super().__init__(display, motion=False)
-        self.banners: list[tuple[int, str]] = []
+        self.models: list[tuple[int, TableModel]] = []
 
-    def present(self, model: Any, seats: Any, now_ns: int, force: bool) -> int | None:
-        """Draw as the TV does and note ``(now_ns, banner)`` when the model changed."""
-        if not self.banners or self.banners[-1][1] != model.banner:
-            self.banners.append((now_ns, model.banner))
+    def present(self, model: TableModel, seats: Any, now_ns: int, force: bool) -> int | None:
+        """Draw as the TV does and note ``(now_ns, model)``."""
+        self.models.append((now_ns, model))
         return super().present(model, seats, now_ns, force)
+
+    @property
+    def banners(self) -> list[tuple[int, str]]:
+        """``(now_ns, banner)`` of every frame whose banner differs from the one before."""
+        out: list[tuple[int, str]] = []
+        for t, m in self.models:
+            if not out or out[-1][1] != m.banner:
+                out.append((t, m.banner))
+        return out
 
 
 def restored(display: TableDisplay, tmp_path: Path, kinds: tuple[str, ...] = ("human", "human"),
@@ -715,6 +724,116 @@ def test_the_slap_shows_its_margin_and_a_false_slap_is_said_on_its_hand(
     assert console.record is not None and len(console.record.actions) == actions + 1
     assert console.record.actions[-1].startswith("falseslap")
     assert false_slapper.hand._message == "False slap!"
+
+
+def slap_lines(tv: Recording) -> list[tuple[int, tuple[int, int] | None, tuple[int, int] | None]]:
+    """``(now_ns, slap, margin)`` of every frame the TV drew that changed either."""
+    out: list[tuple[int, tuple[int, int] | None, tuple[int, int] | None]] = []
+    for t, m in tv.models:
+        if not out or out[-1][1:] != (m.slap, m.slap_margin):
+            out.append((t, m.slap, m.slap_margin))
+    return out
+
+
+def watched(display: TableDisplay, kinds: tuple[str, ...], pos: Any
+            ) -> tuple[Console, FakeClock, FakeQueue, Recording, int]:
+    """A console playing from ``pos`` with a recording TV; returns it with the window's t0."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    queue = FakeQueue(clock)
+    tv = Recording(display)
+    console = Console(clock=clock, queue=queue, presenter=tv,
+                      seats=make_seats([open_hand_display(s, "dummy") for s in range(len(kinds))]),
+                      choices=LobbyChoices(game="riiing", kinds=kinds), game_seed=3,
+                      skip_lobby=True)
+    console.start()
+    console.play_from(pos, clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None
+    return console, clock, queue, tv, t0
+
+
+def test_a_loser_after_the_decision_still_gets_the_margin(display: TableDisplay) -> None:
+    """A person pressing 80 ms after the winner, read after the window was decided (a
+    LOSING slap, RI-6.5), becomes the runner-up: the TV redraws "by 80 ms over Seat 1" and
+    the top line says so; the winner, the actions and the reaction time stay."""
+    console, clock, queue, tv, t0 = watched(display, ("human", "human"), window_position())
+    clock.advance(400 * MS)
+    queue.post(Press(1, t0 + 380 * MS))
+    console.step()
+    console.step()  # settle over: seat 1 wins alone
+    assert console.record is not None and console.record.actions == ["slap 1"]
+    assert console.flow.slap_shown == (1, 380) and console.flow.slap_margin is None
+    decided = clock.now_ns()
+    clock.advance(60 * MS)
+    queue.post(Press(0, t0 + 460 * MS))
+    console.step()
+    assert console.flow.slap_shown == (1, 380) and console.flow.slap_margin == (0, 80)
+    assert console.flow.last_event == "Seat 2 slapped in 380 ms, by 80 ms over Seat 1"
+    assert console.record.actions == ["slap 1"]
+    lines = slap_lines(tv)
+    assert lines[-1][1:] == ((1, 380), (0, 80)) and lines[-2][1:] == ((1, 380), None)
+    assert decided < lines[-1][0] <= decided + 1 * S
+
+
+def test_the_runner_up_is_the_nearest_loser_and_never_the_winner(display: TableDisplay
+                                                                  ) -> None:
+    """Four people: the winner at 300 ms; a loser at 700 ms is read first (margin 400), one
+    at 420 ms whose callback came later replaces it (margin 120); a later one at 900 ms and
+    a second press of the winner change nothing, nor does a 310 ms edge read more than 1 s
+    after the decision (collection is over); the winner is never changed."""
+    pos = window_position(seats=4, hands=[["5C/>", "9S/O"], ["2S/=", "4A/<"],
+                                          ["6T/<", "1C/E"], ["8A/=", "2C/O"]])
+    console, clock, queue, _tv, t0 = watched(display, ("human",) * 4, pos)
+    clock.advance(320 * MS)
+    queue.post(Press(2, t0 + 300 * MS))
+    console.step()
+    console.step()
+    assert console.record is not None and console.record.actions == ["slap 2"]
+    decided = clock.now_ns()
+    clock.advance(400 * MS)
+    queue.post(Press(1, t0 + 700 * MS))
+    console.step()
+    assert console.flow.slap_margin == (1, 400)
+    queue.post(Press(0, t0 + 420 * MS))
+    console.step()
+    assert console.flow.slap_margin == (0, 120)
+    queue.post(Release(2, t0 + 350 * MS))
+    queue.post(Press(2, t0 + 800 * MS))  # the winner again
+    queue.post(Release(1, t0 + 800 * MS))
+    queue.post(Press(1, t0 + 900 * MS))
+    console.step()
+    assert console.flow.slap_margin == (0, 120) and console.flow.slap_shown == (2, 300)
+    clock.advance(decided + 1 * S + 1 - clock.now_ns())
+    queue.post(Press(3, t0 + 310 * MS))  # nearer, but read too late to count
+    console.step()
+    assert console.flow.slap_margin == (0, 120)
+    assert console.record.actions == ["slap 2"]
+    assert console.flow.last_event == "Seat 3 slapped in 300 ms, by 120 ms over Seat 1"
+
+
+def test_a_computer_loser_after_the_decision_gets_the_margin_too(display: TableDisplay
+                                                                  ) -> None:
+    """A computer player whose reaction comes after a person's winning slap (within 1 s)
+    is the runner-up at its reaction time, on the TV (a redraw at that moment); its press
+    makes no action."""
+    console, clock, queue, tv, t0 = watched(display, ("human", "computer"), window_position())
+    reaction = console.flow.margin.planned.get(1)
+    assert reaction is not None and reaction > 300 * MS  # the seeded computer's plan
+    clock.advance(250 * MS)
+    queue.post(Press(0, t0 + 200 * MS))
+    console.step()
+    console.step()
+    assert console.record is not None and console.record.actions == ["slap 0"]
+    assert console.flow.slap_margin is None
+    for _ in range(10):
+        if console.flow.slap_margin is not None:
+            break
+        console.step()
+    want = (1, round((reaction - 200 * MS) / MS))
+    assert console.flow.slap_margin == want and clock.now_ns() == t0 + reaction
+    assert console.record.actions == ["slap 0"]
+    assert slap_lines(tv)[-1] == (t0 + reaction, (0, 200), want)
 
 
 def test_the_lobby_shows_tonights_leaderboard_and_clears_it(
