@@ -29,6 +29,7 @@ from device.flow import HOWTO_HINT, GameFlow, Timing, VolumeKnob
 from device.games import GamePlugin
 from device.lobby import LobbyChoices
 from device.loop import Loop, Ticker
+from device.notices import SEPARATOR
 from device.phase import Phase
 from device.render.model import HowtoShown, RoundEnd, SeatBadge, TableModel
 from device.seats import Handheld, Seat, SeatKind
@@ -122,7 +123,7 @@ class Console:
                              state_dir=state_dir, on_game_over=on_game_over,
                              on_action=on_action, cue=cue,
                              volume=volume)
-        self.flow.banner = notice
+        self.flow.notices.show(notice, lobby=True)  # until a game starts
         self._resume = resume
         self._skip_lobby = skip_lobby
         self._started = False
@@ -228,7 +229,8 @@ class Console:
     def model(self, now_ns: int) -> TableModel:
         """The table display's model at ``now_ns`` (public information only).
 
-        From the flow: the seats, banners, last event, countdown, the latest slap
+        From the flow: the seats, the banner (the flow's notices live at ``now_ns``, then
+        stuck buttons and unplugged handhelds, in one join), last event, countdown, the latest slap
         (``flow.slap_shown``: ``(seat, ms)``) with its margin (``flow.slap_margin``:
         ``(runner-up seat, ms)`` or ``None``), the round just ended (``flow.round_end``, a
         :class:`~device.render.model.RoundEnd` or ``None``); at game over the plugin's
@@ -239,7 +241,7 @@ class Console:
         playing = flow.playing
         seats = tuple(SeatBadge(s.index, s.name, str(s.kind), connected=s.handheld.connected)
                       for s in playing)
-        notes = [flow.banner] if flow.banner else []
+        notes = [n.text for n in flow.notices.items if n.live(now_ns)]
         stuck = sorted(flow.race.stuck)
         notes += [f"{self.seats[s].name} button stuck: check it." for s in stuck]
         notes += [f"{s.name} handheld unplugged: plug it back in."
@@ -267,7 +269,7 @@ class Console:
             results=flow.results,
             win_reason=flow.plugin.win_reason(pos) if over and pos is not None else "",
             reactions=self._reactions() if over else (),
-            banner="  ·  ".join(notes),
+            banner=SEPARATOR.join(notes),
             lobby=lobby,
             keymap=self.keymap,
             howto=self._howto(),

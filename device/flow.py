@@ -33,6 +33,7 @@ from device.howto import HowtoBook
 from device.journal import JournalError, StateError, write_atomic
 from device.lobby import Lobby, LobbyChoices
 from device.menu import MENU_KEY, MenuChoice, SeatMenu
+from device.notices import Notices
 from device.phase import Phase
 from device.render.model import RoundEnd
 from device.seats import Seat, SeatKind
@@ -173,10 +174,10 @@ class GameFlow:
         self._asked: tuple[LobbyChoices, int] | None = None
         self._clear_timer: Timer | None = None
         self._slap_timer: Timer | None = None
-        self._kept: set[str] = set()
         self.race = self._new_race(len(choices.kinds))
-        self.banner = ""
-        """A line the party must see (a damaged lobby.json, "Game resumed ..."), or ``""``."""
+        self.notices = Notices()
+        """The lines the party must see on the TV's banner (a damaged lobby.json, the
+        restore offer, a state directory that cannot hold the games: ``device.notices``)."""
         self.last_event = ""
         self.slap_shown: tuple[int, int] | None = None
         """The last won slap for the TV: ``(seat, reaction ms)``."""
@@ -390,7 +391,7 @@ class GameFlow:
         self._keep_board()
         self.last_event = LOBBY_LINE
         self.lobby.board = self._board()
-        self.banner = self.banner.replace(DEMO_HINT, "").strip(" ·")
+        self.notices.drop(DEMO_HINT)
         self._arm_idle(now_ns)
         self.plugin = get_plugin(self.lobby.choices.game)
         self._make_hands()
@@ -424,7 +425,7 @@ class GameFlow:
                                   self.game_seed + 1000 * self._demo_games,
                                   choices.game_options(), first=choices.first), now_ns)
         self.demo = True
-        self.banner = f"{self.banner}  ·  {DEMO_HINT}" if self.banner else DEMO_HINT
+        self.notices.show(DEMO_HINT, lobby=True)
         log.info("lobby idle: a demo game of %s", self.plugin.title)
         self.begin(choices.first if not self.plugin.wakeup_race else 0, now_ns)
 
@@ -467,7 +468,7 @@ class GameFlow:
         except EngineError as err:  # options the engine refuses: say so, back to the lobby
             log.error("cannot start %s: %s", self.plugin.title, err)
             self.enter_lobby(now_ns)
-            self.banner = f"Cannot start: {err.message}"
+            self.notices.show(f"Cannot start: {err.message}", lobby=True)
             return
         self.phase = Phase.PLAY
         if not self.last_event.startswith("Nobody"):
@@ -538,12 +539,9 @@ class GameFlow:
         left = max(1, -(-(self._resume_until - now_ns) // S))  # ceil: 4.2 s left shows 5
         text = f"{RESUMED} ({left} s)"
         if text != self._resumed:
-            old = self._resumed
+            self.notices.drop(self._resumed)
             self._resumed = text
-            parts = [t for t in self.banner.split("  ·  ") if t and t != old]
-            self.banner = "  ·  ".join([text, *parts])
-            self._kept.discard(old)
-            self._kept.add(text)
+            self.notices.show(text, first=True)
         if left > 1:
             self._timer(self._resume_until - (left - 1) * S, self._count_down,
                         "restore countdown")
@@ -811,8 +809,7 @@ class GameFlow:
         self.race.close(now_ns)
         self.session = session
         self.plugin = session.plugin
-        # a game's start clears the lobby's lines, not the notices that run on their own
-        self.banner = "  ·  ".join(t for t in self.banner.split("  ·  ") if t in self._kept)
+        self.notices.game_starts()  # the lobby's lines go, the notices that run on their own stay
         self.margin.stop()
         self.slap_shown = self.slap_margin = None
         self.results = ()
@@ -883,39 +880,25 @@ class GameFlow:
         """Name a state directory that cannot hold the games on the TV, while it lasts."""
         problem = self.store.problem
         if problem != self._store_shown:
-            if self._store_shown:
-                self._kept.discard(self._store_shown)
-                self._remove_banner(self._store_shown)
-            if problem:
-                self._add_banner(problem)
-                self._kept.add(problem)
+            self.notices.drop(self._store_shown)
+            self.notices.show(problem)
             self._store_shown = problem
 
     def _clear_resumed(self) -> None:
-        if self._resumed:
-            self._kept.discard(self._resumed)
-            self._remove_banner(self._resumed)
-            self._resumed = ""
+        self.notices.drop(self._resumed)
+        self._resumed = ""
 
     def _flash(self, text: str, now_ns: int) -> None:
         """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too), also
-        across the start of a game."""
+        across the start of a game; a loop timer at its end redraws the TV without it."""
         log.warning("%s", text)
-        self._add_banner(text)
-        self._kept.add(text)
+        self.notices.show(text, until_ns=now_ns + NOTICE_NS)
+        self.timers.call_at(now_ns + NOTICE_NS, self.notices.expire, "notice")
 
-        def clear(now: int) -> None:
-            self._kept.discard(text)
-            self._remove_banner(text)
-        self.timers.call_at(now_ns + NOTICE_NS, clear, "notice")
-
-    def _add_banner(self, text: str) -> None:
-        parts = [t for t in self.banner.split("  ·  ") if t]
-        if text not in parts:
-            self.banner = "  ·  ".join([*parts, text])
-
-    def _remove_banner(self, text: str) -> None:
-        self.banner = "  ·  ".join(t for t in self.banner.split("  ·  ") if t and t != text)
+    @property
+    def banner(self) -> str:
+        """The TV's banner now: every notice, joined (``Notices.text``), or ``""``."""
+        return self.notices.text()
 
     def close(self) -> None:
         """Close the game database (idempotent); the flow may go on and opens it again."""
