@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from device.events import Abandon, EventQueue, HandheldBack, HandheldGone, Quit, Redraw
-from device.flow import HOWTO_HINT, GameFlow, Timing, VolumeKnob
+from device.flow import GameFlow, Timing, VolumeKnob
 from device.games import GamePlugin
+from device.howto import HOWTO_HINT
 from device.lobby import LobbyChoices
 from device.loop import Loop, Ticker
 from device.notices import SEPARATOR

@@ -19,23 +19,24 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from device.arbiter import LogEntry, SlapDecision, Verdict
-from device.attract import caption
+from device.attract import DEMO_HINT, AttractMode
 from device.games import GamePlugin, get_plugin
 from device.hand_ui import Key
-from device.howto import HowtoBook
+from device.howto import HowtoBook, HowtoScreen
 from device.journal import JournalError, StateError, write_atomic
+from device.leaderboard import CLEAR_QUESTION, CLEARED, TonightsBoard
 from device.lobby import Lobby, LobbyChoices
 from device.menu import MENU_KEY, MenuChoice, SeatMenu
 from device.notices import Notices
 from device.phase import Phase
 from device.render.model import RoundEnd
+from device.restore_offer import RestoreOffer
 from device.seats import Seat, SeatKind
 from device.session import (
     WAKEUP_RACE,
@@ -57,29 +58,14 @@ MS = 1_000_000
 S = 1_000_000_000
 SLAP_SHOWN_NS = 4 * S
 """How long the slap winner's reaction time stays large on the table."""
-RESUMED = "Restored: SLAP = go on, BACK = lobby"
-"""The TV's note after a power cut while the restored game waits (:attr:`Timing.resume_ns`),
-followed by the whole seconds left until it goes on by itself: ``"... (5 s)"``, ``"(4 s)"``
-and so on, redrawn once a second (issue 10 scope 7)."""
 CUES = ("ring", "slap", "lay", "draw", "refusal", "round", "win")
 """The sound cues the flow gives (``cue(name)``): a RIIING! window opens (cued by the console
 at the flip that shows it, so the ring never comes before the picture), a slap wins it, a
 card is laid, a card is drawn, an action is refused, a round is won, a game is won."""
-ATTRACT_NS = 60 * S
-"""How long the lobby waits untouched before computer players play a demo game on the TV."""
-DEMO_HINT = "DEMO: press any key or slap to play"
-"""The TV's banner while the demo game plays."""
-HOWTO_HINT = "< > turn the page   BACK: lobby"
-"""The key help on a "How to play" page."""
 NEXT_GAME_NS = 8 * S
 """How long the results of a game of computer players only stay before the next deals."""
 LOBBY_LINE = "Choose a game, then START"
 """The TV's top line in the lobby."""
-CLEAR_QUESTION = "Clear tonight's board? press again"
-"""The TV's top line after the first SELECT on "Clear tonight's board" (issue 10 scope 6:
-the lobby clears the leaderboard, but one stray press must not)."""
-CLEAR_CONFIRM_NS = 3 * S
-"""How long the clear question waits for the second SELECT; then the board stays."""
 NOTICE_NS = 10 * S
 """How long a notice from opening the game database (set aside, carried over) stays."""
 
@@ -157,27 +143,22 @@ class GameFlow:
         self.session: GameSession | None = None
         self.store = GameStore(state_dir)
         """The game database (``device.session.GameStore``)."""
-        self.held = False
-        """A game restored after a power cut waits for a slap, a key or its timer."""
-        self.demo = False
-        """Computer players play a demo game with captions (attract mode): not journaled;
-        any key or slap returns to the lobby."""
-        self.howto: HowtoBook | None = None
-        """The "How to play" pages shown now (phase ``HOWTO``), or ``None``."""
-        self._idle: Timer | None = None
-        self._demo_games = 0
-        self.round_end: RoundEnd | None = None
-        """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
-        self._store_shown = ""
-        self._resumed = ""
-        self._resume_until = 0
-        self._asked: tuple[LobbyChoices, int] | None = None
-        self._clear_timer: Timer | None = None
-        self._slap_timer: Timer | None = None
-        self.race = self._new_race(len(choices.kinds))
+        self.board = TonightsBoard(self.store, timers, self._question_over)
+        """Tonight's leaderboard and its clear question (``device.leaderboard``)."""
         self.notices = Notices()
         """The lines the party must see on the TV's banner (a damaged lobby.json, the
         restore offer, a state directory that cannot hold the games: ``device.notices``)."""
+        self.restore = RestoreOffer(timers, self.notices, self.go_on)
+        """A game restored after a power cut, offered on the TV (``device.restore_offer``)."""
+        self.attract = AttractMode(timers, self.start_demo)
+        """Attract mode: the lobby's idle timer and the demo game (``device.attract``)."""
+        self.howto_screen = HowtoScreen()
+        """The lobby's "How to play" pages (phase ``HOWTO``, ``device.howto``)."""
+        self.round_end: RoundEnd | None = None
+        """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
+        self._store_shown = ""
+        self._slap_timer: Timer | None = None
+        self.race = self._new_race(len(choices.kinds))
         self.last_event = ""
         self.slap_shown: tuple[int, int] | None = None
         """The last won slap for the TV: ``(seat, reaction ms)``."""
@@ -241,8 +222,8 @@ class GameFlow:
             self.go_on(now_ns)
             return
         if self.phase is Phase.LOBBY:
-            self._keep_board()
-        if (self.demo and not isinstance(press, ComputerPress)) or self.phase is Phase.HOWTO:
+            self.board.keep()
+        if self.attract.ends(not isinstance(press, ComputerPress)) or self.phase is Phase.HOWTO:
             self.enter_lobby(now_ns)  # somebody at the table wants to play
             return
         if not 0 <= press.seat < len(self.playing) and self.phase in (Phase.PLAY, Phase.WAKEUP):
@@ -287,10 +268,11 @@ class GameFlow:
             log.warning("%s: unknown handheld key %.30r ignored", seat_name(seat), key)
             return
         menu = self.playing[seat].menu
-        if self.demo:
+        if self.attract.ends(True):
             self.enter_lobby(now_ns)
         elif self.phase is Phase.HOWTO:
-            self._howto_key(k, now_ns)
+            if not self.howto_screen.key(k):
+                self.enter_lobby(now_ns)
         elif menu is not None:
             self._menu_key(seat, menu, k, now_ns)
         elif self.phase is Phase.LOBBY:
@@ -317,9 +299,9 @@ class GameFlow:
         self.end_game(now_ns, to_lobby=choice is MenuChoice.LOBBY)
 
     def _lobby_key(self, k: Key, now_ns: int) -> None:
-        self._arm_idle(now_ns)
-        confirming = self._clear_timer is not None
-        self._keep_board()  # any key answers the question: only a second SELECT clears
+        self.attract.arm(now_ns)
+        confirming = self.board.asking
+        self.board.keep()  # any key answers the question: only a second SELECT clears
         if k is Key.SELECT and self.lobby.rows()[self.lobby.cursor][0] == "howto":
             self.show_howto(now_ns)
             return
@@ -337,43 +319,21 @@ class GameFlow:
         if self.lobby.clear_asked:
             self.lobby.clear_asked = False
             if confirming:
-                self._clear_board()
+                self.lobby.board = self.board.clear()
+                self.lobby.cursor = min(self.lobby.cursor, len(self.lobby.rows()) - 1)
+                self.last_event = CLEARED
             else:
-                self._ask_clear(now_ns)
+                self.board.ask(now_ns)
+                self.last_event = CLEAR_QUESTION
         if self.lobby.choices.game != self.plugin.name:
             self.plugin = get_plugin(self.lobby.choices.game)
         self._make_hands()
         self.show_hands()
 
-    def _ask_clear(self, now_ns: int) -> None:
-        """The first SELECT on "Clear tonight's board": ask on the TV's top line; a second
-        SELECT within :data:`CLEAR_CONFIRM_NS` clears, anything else or the timeout keeps
-        the board (:meth:`_keep_board`)."""
-        self.last_event = CLEAR_QUESTION
-        self._clear_timer = self.timers.call_at(
-            now_ns + CLEAR_CONFIRM_NS, lambda now: self._keep_board(), "clear board?")
-
-    def _keep_board(self) -> None:
-        """The clear question is over unanswered: the board stays, the question goes."""
-        if self._clear_timer is not None:
-            self._clear_timer.cancel()
-            self._clear_timer = None
-            if self.last_event == CLEAR_QUESTION:
-                self.last_event = LOBBY_LINE
-
-    def _clear_board(self) -> None:
-        """Clear tonight's leaderboard in the game database (``GameDB.clear_leaderboard``:
-        the games stay; a failed write is the store's problem line) and in the lobby."""
-        db = self.store.db()
-        if db is not None:
-            try:
-                db.clear_leaderboard()
-            except StateError as err:
-                self.store.failed(err)
-        self.lobby.board = self._board()
-        self.lobby.cursor = min(self.lobby.cursor, len(self.lobby.rows()) - 1)
-        self.last_event = "Tonight's board cleared"
-        log.info("tonight's leaderboard cleared from the lobby")
+    def _question_over(self) -> None:
+        """Tonight's board stays (``TonightsBoard.keep``): its question leaves the TV."""
+        if self.last_event == CLEAR_QUESTION:
+            self.last_event = LOBBY_LINE
 
     # ------------------------------------------------------------------ phases
     def enter_lobby(self, now_ns: int) -> None:
@@ -382,68 +342,68 @@ class GameFlow:
         self.race.close(now_ns)
         self._close_menus()
         self.round_end = None
-        self.demo = False
-        self.howto = None
+        self.attract.on = False
+        self.howto_screen.close()
         self.phase = Phase.LOBBY
         self.session = None
         self.margin.stop()
+        self.restore.end()
         self.slap_shown = self.slap_margin = None
-        self._keep_board()
+        self.board.keep()
         self.last_event = LOBBY_LINE
-        self.lobby.board = self._board()
+        self.lobby.board = self.board.rows()
         self.notices.drop(DEMO_HINT)
-        self._arm_idle(now_ns)
+        self.attract.arm(now_ns)
         self.plugin = get_plugin(self.lobby.choices.game)
         self._make_hands()
         self.show_hands()
 
+    @property
+    def held(self) -> bool:
+        """A game restored after a power cut waits for a slap, a key or its time
+        (:attr:`restore`)."""
+        return self.restore.held
+
+    @property
+    def demo(self) -> bool:
+        """A demo game plays (attract mode, :attr:`attract`): computer players only,
+        captioned, not journaled; any key or slap returns to the lobby."""
+        return self.attract.on
+
+    @property
+    def howto(self) -> HowtoBook | None:
+        """The "How to play" book shown now (phase ``HOWTO``), or ``None``."""
+        return self.howto_screen.book
+
     def show_howto(self, now_ns: int) -> None:
         """Show the lobby game's "How to play" pages (phase ``HOWTO``); LEFT/RIGHT turn
         the page, BACK (or a slap) returns to the lobby."""
-        self._cancel_idle()
-        self.howto = HowtoBook(self.plugin)
+        self.attract.disarm()
+        self.howto_screen.open(self.plugin)
         self.phase = Phase.HOWTO
         self.show_hands()
-
-    def _howto_key(self, k: Key, now_ns: int) -> None:
-        book = self.howto
-        if book is None or k is Key.BACK:
-            self.enter_lobby(now_ns)
-            return
-        book.step(-1 if k is Key.LEFT else 1)
 
     def start_demo(self, now_ns: int) -> None:
         """Attract mode: computer players play the lobby's game on the TV, each action
         captioned with the rule it applies (``device.attract``); not journaled, never on
-        the leaderboard; any key or slap returns to the lobby."""
+        the leaderboard; any key or slap returns to the lobby.  Only from the lobby."""
         if self.phase is not Phase.LOBBY:
             return
         choices = self.lobby.choices
-        kinds = ("computer",) * len(choices.kinds)
-        self._demo_games += 1  # its own seeds: the party's next game is not moved on
-        self._prepare(GameSession(get_plugin(choices.game), kinds,
-                                  self.game_seed + 1000 * self._demo_games,
-                                  choices.game_options(), first=choices.first), now_ns)
-        self.demo = True
+        plugin = get_plugin(choices.game)
+        # its own seeds: the party's next game is not moved on
+        self._prepare(self.attract.session(plugin, choices, self.game_seed), now_ns)
+        self.attract.on = True
         self.notices.show(DEMO_HINT, lobby=True)
         log.info("lobby idle: a demo game of %s", self.plugin.title)
-        self.begin(choices.first if not self.plugin.wakeup_race else 0, now_ns)
-
-    def _arm_idle(self, now_ns: int) -> None:
-        self._cancel_idle()
-        self._idle = self.timers.call_at(now_ns + ATTRACT_NS, self.start_demo, "attract")
-
-    def _cancel_idle(self) -> None:
-        if self._idle is not None:
-            self._idle.cancel()
-            self._idle = None
+        self.begin(self.attract.first_seat(plugin, choices), now_ns)
 
     def start_game(self, now_ns: int) -> None:
         """Leave the lobby: save the choices, then run the wake-up race (a plugin with
         ``wakeup_race`` and at least one person, RI-2.3) or deal with the lobby's first
         seat opening (RT-2.3)."""
         choices = self.lobby.choices
-        self._cancel_idle()
+        self.attract.disarm()
         self._save_choices(choices)
         self._prepare(GameSession(
             get_plugin(choices.game), choices.kinds, self.game_seed,
@@ -493,8 +453,8 @@ class GameFlow:
 
     def resume(self, now_ns: int) -> bool:
         """After a power cut or crash: restore the unfinished game at its exact position
-        (``GameSession.resume``) and offer it on the TV with the seconds left (:data:`RESUMED`,
-        counting down): it goes on with a slap or a key, is declined with BACK
+        (``GameSession.resume``) and offer it on the TV with the seconds left
+        (``device.restore_offer``): it goes on with a slap or a key, is declined with BACK
         (:meth:`decline`), or goes on by itself after ``timing.resume_ns`` (:meth:`go_on`).
         Returns False (nothing changes) when there is none."""
         if self.state_dir is None:
@@ -510,7 +470,7 @@ class GameFlow:
                                first=session.record.first, strengths=session.strengths,
                                volume=self.lobby.choices.volume)
         # what the command line (or lobby.json) asked for comes back if the offer is declined
-        self._asked = (self.lobby.choices, self.game_seed)
+        asked = (self.lobby.choices, self.game_seed)
         offered = {o.name: o.values for o in session.plugin.lobby_options}
         for name, value in session.record.options.items():
             if value in offered.get(name, ()):
@@ -523,28 +483,9 @@ class GameFlow:
         if self.timing.resume_ns <= 0:
             self.go_on(now_ns, held=False)
             return True
-        self.held = True
-        self._resume_until = now_ns + self.timing.resume_ns
-        self._count_down(now_ns)
-        self._timer(self._resume_until, self.go_on, "restored game goes on")
+        self.restore.offer(now_ns, self.timing.resume_ns, asked)
         self.show_hands()
         return True
-
-    def _count_down(self, now_ns: int) -> None:
-        """The restore offer's seconds left on the TV ("... (4 s)"): whole seconds up to
-        the moment the game goes on by itself, redrawn by a loop timer at each whole
-        second (the loop draws after a timer ran; nothing polls)."""
-        if not self.held:
-            return
-        left = max(1, -(-(self._resume_until - now_ns) // S))  # ceil: 4.2 s left shows 5
-        text = f"{RESUMED} ({left} s)"
-        if text != self._resumed:
-            self.notices.drop(self._resumed)
-            self._resumed = text
-            self.notices.show(text, first=True)
-        if left > 1:
-            self._timer(self._resume_until - (left - 1) * S, self._count_down,
-                        "restore countdown")
 
     def decline(self, now_ns: int) -> None:
         """The party does not want the restored game: it ends without a winner (never
@@ -554,15 +495,13 @@ class GameFlow:
         game is held."""
         if not self.held or self.session is None:
             return
-        self.held = False
-        self._clear_resumed()
+        asked = self.restore.end()
         log.info("restored game declined; back to the lobby")
         self.session.close(None, abandoned=True)
-        if self._asked is not None:  # the lobby the console was started with
-            asked, seed = self._asked
-            self.lobby.choices = replace(asked, volume=self.lobby.choices.volume)
+        if asked is not None:  # the lobby the console was started with
+            choices, seed = asked
+            self.lobby.choices = replace(choices, volume=self.lobby.choices.volume)
             self.game_seed = max(seed, self.game_seed + 1)  # never the declined game's seed
-            self._asked = None
         self.enter_lobby(now_ns)
 
     def go_on(self, now_ns: int, *, held: bool = True) -> None:
@@ -570,9 +509,7 @@ class GameFlow:
         again from the restored position.  Nothing happens unless a game is held."""
         if held and not self.held:
             return
-        self.held = False
-        self._asked = None
-        self._clear_resumed()
+        self.restore.end()
         self.last_event = "The game goes on"
         log.info("restored game goes on")
         self._after_action((), now_ns)
@@ -621,8 +558,7 @@ class GameFlow:
         line = self.plugin.narrate(events)
         if self.slap_shown is not None and any(e.kind == "slap" for e in events):
             line = self._slap_line()
-        if self.demo:  # attract mode teaches: the rule the action applied
-            line = caption(self.plugin, events, session.pos) or line
+        line = self.attract.line(self.plugin, events, session.pos, line)  # a demo teaches
         if line:
             self.last_event = line
             log.info("table: %s", line)
@@ -811,6 +747,7 @@ class GameFlow:
         self.plugin = session.plugin
         self.notices.game_starts()  # the lobby's lines go, the notices that run on their own stay
         self.margin.stop()
+        self.restore.end()
         self.slap_shown = self.slap_margin = None
         self.results = ()
         for seat, kind in zip(self.seats, session.kinds, strict=False):
@@ -851,27 +788,6 @@ class GameFlow:
         except OSError as err:
             log.error("cannot save the lobby choices in %s: %s", self.state_dir, err)
 
-    def _board(self) -> tuple[tuple[str, str], ...]:
-        """Tonight's leaderboard rows for the lobby (``GameDB.leaderboard``): the fastest
-        slaps and the games won per seat; none without a database or games."""
-        db = self.store.db()
-        if db is None:
-            return ()
-        try:
-            board = db.leaderboard()
-        except (StateError, sqlite3.Error, ValueError) as err:
-            log.warning("tonight's leaderboard cannot be read (%s)", err)
-            return ()
-        rows: list[tuple[str, str]] = []
-        fastest = sorted(board.fastest.items(), key=lambda kv: kv[1])[:3]
-        if fastest:
-            rows.append(("Fastest slaps", "  ".join(
-                f"{seat_name(seat)} {ms:.0f} ms" for seat, ms in fastest)))
-        wins = sorted(board.wins.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
-        if wins:
-            rows.append(("Games won", "  ".join(f"{seat_name(seat)}: {n}" for seat, n in wins)))
-        return tuple(rows)
-
     def _next_demo(self, now_ns: int) -> None:
         self.enter_lobby(now_ns)
         self.start_demo(now_ns)
@@ -883,10 +799,6 @@ class GameFlow:
             self.notices.drop(self._store_shown)
             self.notices.show(problem)
             self._store_shown = problem
-
-    def _clear_resumed(self) -> None:
-        self.notices.drop(self._resumed)
-        self._resumed = ""
 
     def _flash(self, text: str, now_ns: int) -> None:
         """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too), also

@@ -5,7 +5,9 @@ Issue 10 scope 5 ("a TV that teaches"): every game's plugin gives a few pages
 a few short lines of rules and :class:`Picture` values (a real card face drawn by the
 plugin's ``card_face``, or a sign: a condition glyph or one of the game's symbols) with a
 caption under each.  ``device.render.howto.draw_howto`` draws one page on the table
-display; the game flow steps through them with the handheld keys (:class:`HowtoBook`).
+display; :class:`HowtoBook` steps through one game's pages, and :class:`HowtoScreen` is
+the part the game flow holds: the book open now (phase ``HOWTO``) and what the handheld
+keys do there (:data:`HOWTO_HINT`).
 
 The core knows no game: the words and the rule ids (``rules`` on each page, from
 ``rules/<game>.md``) are the plugin's.  :func:`pages` asks the plugin and checks what it
@@ -18,11 +20,15 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from device.hand_ui import Key
+
 if TYPE_CHECKING:
     from device.games.base import GamePlugin
 
 log = logging.getLogger("partytable")
 
+HOWTO_HINT = "< > turn the page   BACK: lobby"
+"""The key help on a "How to play" page."""
 MAX_LINES = 5
 """Most rule lines a page shows (the page is read from two metres: few, short lines)."""
 MAX_PICTURES = 7
@@ -150,3 +156,33 @@ class HowtoBook:
         """Turn ``delta`` pages (negative: back), wrapping around; returns the new page."""
         self.index = (self.index + delta) % len(self.pages)
         return self.page
+
+
+class HowtoScreen:
+    """The lobby's "How to play" screen: the book open now, and what a handheld key does.
+
+    :meth:`open` opens ``plugin``'s book at its first page; LEFT/RIGHT turn the page
+    (wrapping around, :meth:`HowtoBook.step`); BACK closes it (:meth:`key` returns
+    False: the flow shows the lobby again).  Holds no clock and does no I/O."""
+
+    def __init__(self) -> None:
+        self.book: HowtoBook | None = None
+        """The book shown now, or ``None`` when the screen is closed."""
+
+    def open(self, plugin: GamePlugin) -> HowtoBook:
+        """Open ``plugin``'s pages at the first one (read through :func:`pages`)."""
+        self.book = HowtoBook(plugin)
+        return self.book
+
+    def close(self) -> None:
+        """Close the book (idempotent)."""
+        self.book = None
+
+    def key(self, key: Key) -> bool:
+        """One handheld key: LEFT a page back, RIGHT or SELECT a page on, BACK closes.
+        Returns whether the screen is still open (False: BACK, or no book was open)."""
+        if self.book is None or key is Key.BACK:
+            self.close()
+            return False
+        self.book.step(-1 if key is Key.LEFT else 1)
+        return True

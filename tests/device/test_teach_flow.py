@@ -8,9 +8,9 @@ from pathlib import Path
 import pygame
 import pytest
 
+from device.attract import ATTRACT_NS, DEMO_HINT
 from device.console import Console, make_seats
 from device.events import FakeQueue
-from device.flow import ATTRACT_NS, DEMO_HINT
 from device.journal import DB_NAME
 from device.lobby import LobbyChoices
 from device.phase import Phase
