@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from view_builders import rview
 
-from device.attract import caption
+from device.attract import DEMO_SEED_STEP, AttractMode, caption
 from device.games import PLUGINS, get_plugin
 from device.games.riiing import RiiingPlugin
+from device.lobby import LobbyChoices
+from device.timers import Timers
 from engine import get_game
 from engine.core import Event
 
@@ -204,3 +206,57 @@ def test_bad_input_gives_an_empty_caption_and_one_line(caplog: pytest.LogCapture
     assert messages[0].startswith("demo caption for Riiing! failed: ")
     assert messages[1] == "demo caption for Riiing! failed: KeyError: 'window'"
     assert get_plugin("riiing").caption((), ROT.view(ROT.new(3, 1), None)) is None
+
+
+S = 1_000_000_000
+
+
+def test_the_idle_timer_starts_the_demo_once_and_any_touch_moves_it_on() -> None:
+    """The demo starts a minute after the lobby was last touched: a touch 30 s in moves
+    the start to 90 s; leaving the lobby (disarm) starts none."""
+    timers = Timers()
+    started: list[int] = []
+    attract = AttractMode(timers, started.append)
+    attract.arm(0)
+    attract.arm(30 * S)
+    timers.run_due(89 * S)
+    assert started == []
+    timers.run_due(90 * S)
+    assert started == [90 * S] and len(timers) == 0
+    attract.arm(100 * S)
+    attract.disarm()
+    timers.run_due(1000 * S)
+    assert started == [90 * S]
+
+
+def test_demo_games_have_their_own_seeds_and_computer_seats_only() -> None:
+    """Demo n deals seed game_seed + n * DEMO_SEED_STEP with every seat a computer player,
+    the lobby's seat count and options, and no game database; Riiing! opens at seat 0
+    (no wake-up race in a demo), Right on Time at the lobby's first seat."""
+    attract = AttractMode(Timers(), lambda now: None)
+    choices = LobbyChoices(game="riiing", kinds=("human", "computer", "human"), first=2,
+                           options=(("riiing", (("hand_size", 9),)),))
+    plugin = get_plugin("riiing")
+    first, second = (attract.session(plugin, choices, 40) for _ in range(2))
+    assert (first.seed, second.seed) == (40 + DEMO_SEED_STEP, 40 + 2 * DEMO_SEED_STEP)
+    assert first.kinds == ("computer",) * 3 and first.record.options["hand_size"] == 9
+    assert first.journal.store is None
+    assert attract.first_seat(plugin, choices) == 0
+    rot = LobbyChoices(game="right-on-time", kinds=("human", "human"), first=1)
+    assert attract.first_seat(get_plugin("right-on-time"), rot) == 1
+
+
+def test_the_demo_is_ended_by_people_and_captions_only_while_on() -> None:
+    """Only a person's key or slap ends a demo, never a computer player's slap; the top
+    line is the rule's caption while a demo plays, the narration otherwise."""
+    attract = AttractMode(Timers(), lambda now: None)
+    plugin = get_plugin("riiing")
+    pos = riiing_pos(hands=[["9C/>", "1S/O"], ["2T/="], ["4A/<"]], draw=["3T/>"],
+                     discard=["7A/E"])
+    events, pos = after(RIIING, pos, "play 9C/>")
+    assert not attract.ends(True) and attract.line(plugin, events, pos, "told") == "told"
+    attract.on = True
+    assert attract.ends(True) and not attract.ends(False)
+    line = attract.line(plugin, events, pos, "told")
+    assert line == caption(plugin, events, pos) and line not in ("", "told")
+    assert attract.line(plugin, (), "not a position", None) == ""

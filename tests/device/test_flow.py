@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,16 @@ def make(display: TableDisplay, kinds: tuple[str, ...], game: str = "riiing",
     console.start()
     console.render(clock.now_ns())
     return console, clock, queue, done
+
+
+def capped(go_on: Callable[[], bool], cap: int = 20_000) -> Iterator[int]:
+    """Count loop turns while ``go_on()`` holds, at most ``cap`` (a step cap: a test that
+    waits for a game never loops for ever; it fails instead)."""
+    for turn in range(cap):
+        if not go_on():
+            return
+        yield turn
+    raise AssertionError(f"still waiting after {cap} loop turns")
 
 
 def phase_of(console: Console) -> Phase:
@@ -190,7 +200,7 @@ def test_a_failed_journal_write_is_retried_with_the_next_action(
     monkeypatch.setattr(GameDB, "append", full_disk)
     console, _clock, _queue, done = make(display, ("computer", "computer"),
                                          state_dir=tmp_path)
-    while not done:
+    for _ in capped(lambda: not done):
         console.step()
         banners.append(console.flow.banner)
     assert failures["left"] == 0
@@ -387,7 +397,7 @@ def test_a_journal_action_the_engine_refuses_resumes_from_the_action_before(
     follows are dropped, and the database stays usable."""
     console, _clock, _queue, _ = make(display, ("computer", "computer"), "right-on-time",
                                       state_dir=tmp_path)
-    while console.record is not None and len(console.record.actions) < 6:
+    for _ in capped(lambda: console.record is not None and len(console.record.actions) < 6):
         console.step()
     actions = list(console.record.actions) if console.record else []
     console.close()
@@ -412,7 +422,7 @@ def test_a_journaled_game_with_more_seats_than_the_console_opens_the_lobby(
     """A 3-seat game cut, then a console with 2 handhelds (the config changed): one log
     line and the lobby, never a seat that does not exist."""
     console, *_ = make(display, ("computer",) * 3, state_dir=tmp_path)
-    while console.record is not None and len(console.record.actions) < 3:
+    for _ in capped(lambda: console.record is not None and len(console.record.actions) < 3):
         console.step()
     smaller, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
                        resume=True)
@@ -426,7 +436,7 @@ def test_a_restored_game_is_offered_and_goes_on_by_itself(
     on"): nobody moves, not even a computer player, until its 5 s are up; then it goes on by
     itself and the notice goes (a tester once saw a notice stay up all game)."""
     console, *_ = make(display, ("computer", "computer"), "right-on-time", state_dir=tmp_path)
-    while console.record is not None and len(console.record.actions) < 3:
+    for _ in capped(lambda: console.record is not None and len(console.record.actions) < 3):
         console.step()
     console.close()
     again, clock, _queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
@@ -436,7 +446,7 @@ def test_a_restored_game_is_offered_and_goes_on_by_itself(
     assert record is not None and again.flow.held
     start = clock.now_ns()
     went_on = None
-    while len(record.actions) == 3:
+    for _ in capped(lambda: len(record.actions) == 3):
         again.step()
         if went_on is None and not again.flow.held:
             went_on = clock.now_ns()
@@ -472,7 +482,7 @@ def restored(display: TableDisplay, tmp_path: Path, kinds: tuple[str, ...] = ("h
     """A console that finds a cut Right on Time game (2 computers, 3 actions) in
     ``tmp_path`` and offers it; its TV records what it drew."""
     console, *_ = make(display, ("computer", "computer"), "right-on-time", state_dir=tmp_path)
-    while console.record is not None and len(console.record.actions) < 3:
+    for _ in capped(lambda: console.record is not None and len(console.record.actions) < 3):
         console.step()
     console.close()
     clock = display.clock
@@ -499,10 +509,8 @@ def test_the_restore_offer_counts_down_once_a_second(display: TableDisplay, tmp_
     record = again.record
     assert record is not None
     wakeups = again.loop.wakeups
-    steps = 0
-    while again.flow.held and steps < 50:
+    for _ in capped(lambda: again.flow.held, cap=50):
         again.step()
-        steps += 1
     assert not again.flow.held and clock.now_ns() - start == 5 * S
     assert again.loop.wakeups - wakeups == 5  # one per second: 4 redraws and the go-on
     shown = [(t - start, b) for t, b in tv.banners if "Restored" in b]
@@ -545,7 +553,7 @@ def test_a_slap_goes_on_with_a_restored_game_at_once(display: TableDisplay, tmp_
     """A slap while the restored game waits goes on with it at once; it is no slap in the
     game (no false slap, no card)."""
     console, *_ = make(display, ("computer", "computer"), state_dir=tmp_path)
-    while console.record is not None and len(console.record.actions) < 4:
+    for _ in capped(lambda: console.record is not None and len(console.record.actions) < 4):
         console.step()
     console.close()
     again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
@@ -566,7 +574,7 @@ def test_computer_players_only_deal_the_next_game_by_themselves(
     the results wait for a key."""
     console, clock, _queue, done = make(display, ("computer", "computer"), "right-on-time",
                                         state_dir=tmp_path)
-    while len(done) < 2:
+    for _ in capped(lambda: len(done) < 2):
         console.step()
     assert [r.seed for r in done] == [3, 4]
     assert console.phase is not Phase.LOBBY
@@ -590,7 +598,7 @@ def test_a_state_dir_that_cannot_hold_games_is_named_and_the_game_goes_on(
     console, clock, _queue, done = make(display, ("computer", "computer"), state_dir=blocked)
     assert console.model(clock.now_ns()).banner.startswith("Games are not saved:")
     assert str(blocked) in console.model(clock.now_ns()).banner
-    while not done:
+    for _ in capped(lambda: not done):
         console.step()
         assert "Games are not saved" in console.flow.banner
     assert done[0].winner is not None and blocked.read_text() == "a file, not a folder"
@@ -625,7 +633,7 @@ def test_back_declines_a_restored_game_and_it_is_not_offered_again(
     """"Continue the unfinished game?" BACK on any handheld says no: the lobby opens and
     the game is ended without a winner, so the next start does not offer it again."""
     console, *_ = make(display, ("computer", "computer"), state_dir=tmp_path)
-    while console.record is not None and len(console.record.actions) < 4:
+    for _ in capped(lambda: console.record is not None and len(console.record.actions) < 4):
         console.step()
     console.close()
     again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
@@ -843,7 +851,7 @@ def test_the_lobby_shows_tonights_leaderboard_and_clears_it(
     database); SELECT on "Clear tonight's board" empties it."""
     console, clock, queue, done = make(display, ("computer", "computer", "computer"),
                                        state_dir=tmp_path)
-    while not done:
+    for _ in capped(lambda: not done):
         console.step()
     console.flow.enter_lobby(clock.now_ns())
     rows = console.flow.lobby.rows()
@@ -960,28 +968,28 @@ def test_a_round_end_stays_on_the_tv_for_four_seconds(display: TableDisplay) -> 
     assert isinstance(clock, FakeClock)
     console, _clock, _queue, done = make(display, ("computer", "computer"), "right-on-time",
                                          on_action=lambda n: times.append(clock.now_ns()))
-    shown = None
-    while shown is None and not done:
+    for _ in capped(lambda: console.flow.round_end is None and not done):
         console.step()
-        shown = console.flow.round_end
+    shown = console.flow.round_end
     assert shown is not None and console.record is not None
     assert shown.headline.endswith("wins round 1") and "Seat 1: " in shown.score
     winner = int(shown.headline.split()[1]) - 1
     assert shown.seat == winner and f"{shown.headline.split(' wins')[0]}: 1" in shown.score
-    at, count = clock.now_ns(), len(console.record.actions)
-    while len(console.record.actions) == count:
+    record = console.record
+    at, count = clock.now_ns(), len(record.actions)
+    for _ in capped(lambda: console.record is record and len(record.actions) == count):
         console.step()
         if console.flow.round_end is not None:
             assert clock.now_ns() - at < 4 * S + 1
     assert times[-1] - at >= 4 * S and console.flow.round_end is None
-    while not done:
+    for _ in capped(lambda: not done):
         console.step()
     clock2 = FakeClock(0)
     other = TableDisplay("dummy", (480, 270), clock=clock2)
     try:
         plain, _c, _q, plain_done = make(other, ("computer", "computer"), "right-on-time",
                                          timing=Timing(round_ns=0))
-        while not plain_done:
+        for _ in capped(lambda: not plain_done):
             plain.step()
     finally:
         other.close()
@@ -1038,11 +1046,11 @@ def test_a_run_that_never_resumes_keeps_its_seed_and_ends_cut_games(
     even when the database has later games, and a game a killed run left unfinished is
     ended (abandoned), so it is pruned like the others rather than kept for ever."""
     first, *_ = make(display, ("computer", "computer"), state_dir=tmp_path)
-    while first.record is not None and len(first.record.actions) < 3:
+    for _ in capped(lambda: first.record is not None and len(first.record.actions) < 3):
         first.step()
     first.close()  # killed mid-game: unfinished
     again, _clock, _queue, done = make(display, ("computer", "computer"), state_dir=tmp_path)
-    while not done:
+    for _ in capped(lambda: not done):
         again.step()
     assert done[0].seed == 3
     again.close()

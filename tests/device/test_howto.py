@@ -14,7 +14,16 @@ import pytest
 from device.games import PLUGINS, get_plugin
 from device.games.base import GamePlugin
 from device.games.riiing import RiiingPlugin
-from device.howto import MAX_LINES, HowtoBook, HowtoPage, Picture, page_problem, pages
+from device.hand_ui import Key
+from device.howto import (
+    MAX_LINES,
+    HowtoBook,
+    HowtoPage,
+    HowtoScreen,
+    Picture,
+    page_problem,
+    pages,
+)
 from device.render import howto as render_howto
 from device.render.cards import CardPainter
 from device.render.icons import GLYPHS
@@ -221,3 +230,17 @@ def test_an_odd_surface_is_letterboxed_and_unknown_content_is_a_question_mark() 
     assert surface.get_at((400, 300))[:3] != BLACK
     face = render_howto.picture_surface(plugin, page.pictures[1], 200, CardPainter(Typesetter()))
     assert face.get_size() == (140, 200)
+
+
+def test_the_howto_screen_turns_pages_with_the_keys_and_back_closes_it() -> None:
+    """RIGHT and SELECT turn a page on, LEFT back (wrapping to the last page), BACK closes
+    the screen (the flow shows the lobby); a key with no book open closes it too."""
+    screen = HowtoScreen()
+    assert not screen.key(Key.RIGHT) and screen.book is None
+    book = screen.open(get_plugin("right-on-time"))
+    assert screen.book is book and book.index == 0 and len(book.pages) >= 2
+    assert screen.key(Key.RIGHT) and book.index == 1
+    assert screen.key(Key.SELECT) and book.index == 2 % len(book.pages)
+    assert screen.key(Key.LEFT) and screen.key(Key.LEFT) and book.index == 0
+    assert screen.key(Key.LEFT) and book.index == len(book.pages) - 1
+    assert not screen.key(Key.BACK) and screen.book is None

@@ -15,6 +15,7 @@ from device.journal import DB_NAME
 from device.lobby import LobbyChoices
 from device.phase import Phase
 from device.present import TablePresenter
+from device.session import WINDOW_RACE
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.keys import KeyPress
@@ -26,9 +27,10 @@ S = 1_000_000_000
 
 
 
-def lobby_console(display: TableDisplay, game: str, state_dir: Path | None = None
-                  ) -> tuple[Console, FakeClock, FakeQueue]:
-    """A console in the lobby: one person, two computer players."""
+def lobby_console(display: TableDisplay, game: str, state_dir: Path | None = None,
+                  game_seed: int = 5) -> tuple[Console, FakeClock, FakeQueue]:
+    """A console in the lobby: one person, two computer players; the party's next game
+    has ``game_seed`` (a demo game's seed follows from it)."""
     clock = display.clock
     assert isinstance(clock, FakeClock)
     queue = FakeQueue(clock)
@@ -36,7 +38,7 @@ def lobby_console(display: TableDisplay, game: str, state_dir: Path | None = Non
         clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
         seats=make_seats([open_hand_display(s, "dummy") for s in range(3)]),
         choices=LobbyChoices(game=game, kinds=("human", "computer", "computer")),
-        game_seed=5, state_dir=state_dir)
+        game_seed=game_seed, state_dir=state_dir)
     console.start()
     console.render(clock.now_ns())
     return console, clock, queue
@@ -45,6 +47,16 @@ def lobby_console(display: TableDisplay, game: str, state_dir: Path | None = Non
 def phase_of(console: Console) -> Phase:
     """The console's phase now (a call, so a type checker does not narrow it)."""
     return console.phase
+
+
+def wait_for_demo(console: Console, cap: int = 200) -> None:
+    """Step the idle lobby until its demo game starts (at most ``cap`` wake-ups: the idle
+    timer is one of them)."""
+    for _ in range(cap):
+        if phase_of(console) is not Phase.LOBBY:
+            break
+        console.step()
+    assert console.flow.demo, f"no demo after {cap} wake-ups"
 
 
 def press_key(console: Console, queue: FakeQueue, clock: FakeClock, key: str) -> None:
@@ -97,14 +109,15 @@ def test_an_idle_lobby_plays_a_captioned_demo_that_any_key_ends(
         return text
 
     monkeypatch.setattr(type(console.plugin), "caption", recorded)
-    while phase_of(console) is Phase.LOBBY:
-        console.step()
+    wait_for_demo(console)
     assert clock.now_ns() >= 10 * S + ATTRACT_NS
     assert console.flow.demo and DEMO_HINT in console.model(clock.now_ns()).banner
     record = console.record
     assert record is not None and record.kinds == ("computer",) * 3
     shown = 0
-    while len(record.actions) < 40 and console.flow.demo and console.record is record:
+    for _ in range(5000):  # a step cap, and the demo game watched: never for ever
+        if len(record.actions) >= 40 or not console.flow.demo or console.record is not record:
+            break
         before = len(given)
         console.step()
         if len(given) > before and given[-1] and phase_of(console) is Phase.PLAY:
@@ -122,12 +135,37 @@ def test_an_idle_lobby_plays_a_captioned_demo_that_any_key_ends(
 def test_a_slap_ends_the_demo_too(display: TableDisplay) -> None:
     """A slap button during the demo returns to the lobby (no false slap, no card)."""
     console, clock, queue = lobby_console(display, "riiing")
-    while phase_of(console) is Phase.LOBBY:
-        console.step()
-    assert console.flow.demo
+    wait_for_demo(console)
     queue.post(Press(1, clock.now_ns()))
     console.step()
     assert phase_of(console) is Phase.LOBBY and not console.flow.demo
+
+
+def test_a_demo_game_goes_on_through_its_riiing_windows(display: TableDisplay) -> None:
+    """In a demo of Riiing! the computer players' slaps (``ComputerPress``: nobody at the
+    table pressed) win the RIIING! windows like any slap and the demo goes on after each
+    one, captioned, in the same game; only a person's press would end it."""
+    console, _clock, _queue = lobby_console(display, "riiing", game_seed=9)  # one window
+    cues: list[str] = []
+    console.flow.cue = cues.append
+    wait_for_demo(console)
+    record = console.record
+    assert record is not None and record.kinds == ("computer",) * 3
+    after_window = 0
+    for _ in range(20_000):  # a step cap, and the demo game watched: never for ever
+        if console.record is not record or not console.flow.demo or after_window >= 3:
+            break
+        windows = sum(s.race == WINDOW_RACE for s in record.slaps)
+        console.step()
+        if windows and sum(s.race == WINDOW_RACE for s in record.slaps) == windows:
+            after_window = sum(1 for a in record.actions[record.actions.index(
+                f"slap {record.slaps[-1].seat}"):]) - 1
+    assert console.record is record and console.flow.demo and phase_of(console) is Phase.PLAY
+    won = [s for s in record.slaps if s.race == WINDOW_RACE]
+    assert won and all(s.ms >= 0.8 * 320 for s in won)  # computers' reactions, not a person's
+    assert after_window >= 3  # the game went on past its first RIIING!
+    assert "ring" in cues and "slap" in cues
+    assert console.flow.last_event  # the caption (or the slap's line) is the top line
 
 
 def _games(state_dir: Path) -> int:
