@@ -2,7 +2,11 @@
 lobby, as :class:`device.phase.Phase`.
 
 :class:`GameFlow` owns the phase, the lobby, the game session
-(:class:`device.session.GameSession`) and the slap race (:class:`device.slap_race.SlapRace`).
+(:class:`device.session.GameSession`) and the slap race (:class:`device.slap_race.SlapRace`),
+and holds the small parts a reader looks for, each in its own module: the TV's notices
+(``device.notices``), the restore offer after a power cut (``device.restore_offer``),
+tonight's leaderboard (``device.leaderboard``), attract mode (``device.attract``), the How
+to play screen (``device.howto``) and the slap margin (``device.slap_margin``).
 It turns what the loop hands it — a slap ``Press``/``Release``, a handheld ``KeyPress``, a
 timer — into engine actions through the session, and asks the game's plugin
 (``device.games``) everything game-specific: whether there is a wake-up race, whether a
