@@ -302,11 +302,24 @@ class Bot(ABC, Generic[V, A]):
     def choose(self, view: V, legal: Sequence[A]) -> A:
         """Pick one of ``legal`` (non-empty: the actions this seat may take now)."""
 
+    def observe(self, before: V, action: A, after: V) -> None:
+        """Take in one applied ``action`` of any seat (or the device) between the table's
+        public views (``view(pos, None)``) ``before`` and ``after``: what every seat saw
+        happen.  The default ignores it; a bot that learns from the history overrides it
+        (and :func:`observes` then tells callers to send every action, also when a game
+        is replayed from its journal)."""
+
     def reaction_ns(self, mean_ms: float = 300.0, sd_ms: float = 60.0) -> int:
         """Sample a slap reaction time in nanoseconds: a normal around ``mean_ms``
         (default 300 ms, human-like) with spread ``sd_ms``, floored at 120 ms."""
         ms = max(120.0, self.rng.gauss(mean_ms, sd_ms))
         return int(ms * 1_000_000)
+
+
+def observes(bot: Bot[Any, Any]) -> bool:
+    """Whether ``bot`` overrides :meth:`Bot.observe` (so building public views for it is
+    worth the time)."""
+    return type(bot).observe is not Bot.observe
 
 
 @dataclass(frozen=True, slots=True)

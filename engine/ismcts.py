@@ -18,8 +18,11 @@ section IV (SO-ISMCTS): one tree for the observer's information set; every itera
    [0, 1]) of the seat that chose its action.
 
 The root's most visited legal child is the choice.  The budget is a fixed number of
-iterations, never a clock, and every random draw comes from the ``random.Random`` the
-caller passes, so a decision is reproducible from the rng's seed.  Nothing here knows a
+iterations, and optionally a fixed number of game moves (tree steps plus playout moves,
+counted by the game in :attr:`Search.spent`) after which no new iteration starts; never a
+clock, so a decision's cost is bounded however long its playouts run; and every random
+draw comes from the ``random.Random`` the caller passes, so a decision is reproducible
+from the rng's seed.  Nothing here knows a
 game: a game supplies a :class:`Search`.
 """
 
@@ -43,7 +46,13 @@ EXPLORATION = 0.7
 
 
 class Search(ABC, Generic[S, Act]):
-    """What the search needs from a game, for one decision of one observer seat."""
+    """What the search needs from a game, for one decision of one observer seat.
+
+    ``spent`` counts the game moves applied so far (tree steps and playout moves): a game
+    that supports a move budget (:func:`search`'s ``moves``) adds to it in :meth:`step`
+    and :meth:`playout`."""
+
+    spent: int = 0
 
     @abstractmethod
     def determinize(self, rng: random.Random) -> S:
@@ -97,6 +106,7 @@ def search(
     exploration: float = EXPLORATION,
     default: Act | None = None,
     confidence: float = 0.0,
+    moves: int | None = None,
 ) -> Act:
     """The SO-ISMCTS choice among ``root_actions`` (the observer's legal actions, the same
     in every determinization) after ``iterations`` iterations (module docstring).  With
@@ -107,13 +117,19 @@ def search(
     most visited action's mean reward beats it by ``confidence`` standard errors of the
     difference of the two means: the search overrides a sound rule of thumb only where
     its playouts show it clearly wrong (a decision rule on top of SO-ISMCTS, in the
-    spirit of progressive bias, Chaslot et al. 2008)."""
+    spirit of progressive bias, Chaslot et al. 2008).
+
+    ``moves`` (optional) caps the work in game moves: once ``game.spent`` reaches it after
+    an iteration, the search stops early (at least one iteration runs).  Counted in moves,
+    not seconds, so the choice stays reproducible from the rng's seed."""
     if len(root_actions) == 1 or iterations < 1:
         return root_actions[0] if default is None else default
     root = Node(-1)
     log = math.log
     sqrt = math.sqrt
     for _ in range(iterations):
+        if moves is not None and game.spent >= moves and root.visits:
+            break
         state = game.determinize(rng)
         node = root
         path = [root]

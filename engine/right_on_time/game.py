@@ -42,6 +42,7 @@ from engine.core import (
     OptionSpec,
     Outcome,
     Seat,
+    observes,
 )
 from engine.right_on_time import actions as _actions
 from engine.right_on_time.actions import Draw, RotAction, to_action, to_move_tuple
@@ -217,19 +218,26 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
         (``seat 1: play 4 (round 1 won by seat 1; points 0 1 0)``, ``...; match won``: with
         2 seats the winner may be the other seat, RT-9.2).  ``rng`` is
         unused (Right on Time has no device decisions).  Stops early, without a winner,
-        if no card can move any more (:data:`STALL_CYCLES`).  Raises NotationError when
-        ``bots`` has not one bot per seat."""
+        if no card can move any more (:data:`STALL_CYCLES`).  A bot that observes
+        (:func:`engine.core.observes`) is sent every action with the table's views before
+        and after it.  Raises NotationError when ``bots`` has not one bot per seat."""
         del rng
         if len(bots) != pos.seats:
             raise NotationError(f"autoplay: {len(bots)} bots for {pos.seats} seats")
         stuck = 0
+        watchers = [bot for bot in bots if observes(bot)]
         while pos.winner is None:
             seat = pos.to_move
             assert seat is not None  # parse_position: to_move is null only with a winner
             legal = self.legal(pos)
             action = bots[seat].choose(self._view(pos, seat, legal), legal)
             forced = isinstance(action, Draw) and forced_draw(pos, seat)
+            before = pos
             pos, events = self.apply(pos, action)
+            if watchers:
+                seen, now = self.view(before, None), self.view(pos, None)
+                for bot in watchers:
+                    bot.observe(seen, action, now)
             note = ""
             for event in events:
                 if event.kind == "round":

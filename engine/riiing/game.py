@@ -16,7 +16,17 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-from engine.core import Bot, Event, Game, LogLine, NotationError, OptionSpec, Outcome, Seat
+from engine.core import (
+    Bot,
+    Event,
+    Game,
+    LogLine,
+    NotationError,
+    OptionSpec,
+    Outcome,
+    Seat,
+    observes,
+)
 from engine.riiing import rules
 from engine.riiing.actions import TIMEOUT, RiiingAction
 from engine.riiing.bots import HeuristicBot, RandomBot
@@ -105,11 +115,14 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
         actions.  In a window (RI-6.2) every bot samples ``reaction_ns()`` (seat 0 first);
         the lowest slaps (log note ``"231 ms"``), equal lowest times are broken by
         ``rng``, and if every time is above ``slap_timeout_s`` the device sends
-        ``timeout``.  Raises :class:`NotationError` if ``len(bots) != pos.seats``.
+        ``timeout``.  A bot that observes (:func:`engine.core.observes`) is sent every
+        action with the table's views before and after it.  Raises
+        :class:`NotationError` if ``len(bots) != pos.seats``.
         """
         if len(bots) != pos.seats:
             raise NotationError(f"autoplay: {len(bots)} bots for {pos.seats} seats")
         limit_ns = pos.options.slap_timeout_s * 1_000_000_000
+        watchers = [bot for bot in bots if observes(bot)]
         while pos.winner is None and pos.to_move is not None:  # RI-9: both or neither
             action: RiiingAction
             if pos.window is not None:
@@ -126,5 +139,10 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
                 mover = pos.to_move
                 action = bots[mover].choose(rules.view(pos, mover), rules.legal(pos))
                 line = LogLine(mover, str(action))
+            before = pos
             pos, events = rules.apply(pos, action)
+            if watchers:
+                seen, now = rules.view(before, None), rules.view(pos, None)
+                for bot in watchers:
+                    bot.observe(seen, action, now)
             yield line, pos, events

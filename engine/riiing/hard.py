@@ -35,6 +35,7 @@ from engine.riiing.actions import RiiingAction
 from engine.riiing.bots import HeuristicBot
 from engine.riiing.cards import SYMBOLS
 from engine.riiing.deck import load_deck
+from engine.riiing.inference import FREE, HandTracker
 from engine.riiing.position import RiiingOptions
 from engine.riiing.view import RiiingView
 
@@ -61,7 +62,7 @@ _NUMBER = 0
 class RiiingSearch(Search[FastState, int]):
     """One decision of the seat whose ``view`` this is (the seat to move, no window)."""
 
-    def __init__(self, view: RiiingView) -> None:
+    def __init__(self, view: RiiingView, tracker: HandTracker | None = None) -> None:
         seat = view.seat
         if seat is None or view.to_move != seat:
             raise ValueError(f"hard bot: the view of seat {seat!r} is not the seat to move")
@@ -88,10 +89,23 @@ class RiiingSearch(Search[FastState, int]):
         back = {back: i for i, back in enumerate(sorted({c.back for c in self.table.cards}))}
         self.top_back = -1 if view.condition is None else back.get(view.condition, -1)
         self.demand = -1 if view.demand is None else SYMBOLS.index(view.demand)
+        self.slots: list[tuple[int, int, frozenset[int]]] = []
+        """Every other seat's hidden cards as (seat, slot number, ids it is not), most
+        constrained first: the order :meth:`determinize` fills them in."""
+        for s, count in enumerate(view.hand_counts):
+            if s == seat:
+                continue
+            facts = list(tracker.hand(s)) if tracker is not None else []
+            facts = (facts + [FREE] * count)[:count]
+            for i, slot in enumerate(facts):
+                self.slots.append((s, i, frozenset(ids[c] for c in slot if c in ids)))
+        self.slots.sort(key=lambda item: -len(item[2]))
 
     def determinize(self, rng: random.Random) -> FastState:
         """The other hands, the draw pile (its top's back the condition in force) and the
-        discard pile below its top, sampled from the unseen cards."""
+        discard pile below its top, sampled from the unseen cards; each hidden card of a
+        hand is one its slot allows (:mod:`engine.riiing.inference`), filled in most
+        constrained first, the first such card of the shuffled unseen cards."""
         view = self.view
         table = self.table
         unseen = list(self.pool)
@@ -104,13 +118,18 @@ class RiiingSearch(Search[FastState, int]):
                 if backs[card] == self.top_back:
                     top = unseen.pop(i)
                     break
-        hands: list[list[int]] = []
-        for s, count in enumerate(view.hand_counts):
-            if s == self.seat:
-                hands.append(list(self.hand))
-            else:
-                hands.append(unseen[:count])
-                del unseen[:count]
+        hands: list[list[int]] = [
+            list(self.hand) if s == self.seat else [0] * count
+            for s, count in enumerate(view.hand_counts)
+        ]
+        for s, i, cannot in self.slots:
+            pick = 0
+            if cannot:
+                for j, card in enumerate(unseen):
+                    if card not in cannot:
+                        pick = j
+                        break
+            hands[s][i] = unseen.pop(pick)  # a fact that fits no card left: any card
         if self.below:
             discard = [*self.below, self.last]
         else:
@@ -196,6 +215,15 @@ class HardBot(Bot[RiiingView, RiiingAction]):
     kind: ClassVar[str] = "hard"
     iterations: int = ITERATIONS
 
+    def __init__(self, seat: int, rng: random.Random) -> None:
+        super().__init__(seat, rng)
+        self.tracker = HandTracker(seat)
+        """What the public history says of the other hands (:mod:`engine.riiing.inference`)."""
+
+    def observe(self, before: RiiingView, action: RiiingAction, after: RiiingView) -> None:
+        """Take in one public action (:meth:`HandTracker.update`)."""
+        self.tracker.update(before, action, after)
+
     def choose(self, view: RiiingView, legal: Sequence[RiiingAction]) -> RiiingAction:
         """The search's choice among ``legal`` (non-empty, the seat's turn actions)."""
         if len(legal) == 1:
@@ -203,7 +231,7 @@ class HardBot(Bot[RiiingView, RiiingAction]):
         if view.seat != self.seat or view.to_move != self.seat or view.window is not None:
             return legal[0]  # not a turn of this seat (a window: the device times slaps)
         fallback = HeuristicBot(self.seat, self.rng).choose(view, legal)
-        game = RiiingSearch(view)
+        game = RiiingSearch(view, self.tracker)
         ids = [game.fast_action(action) for action in legal]
         default = game.fast_action(fallback)
         best = search(

@@ -198,36 +198,39 @@ def test_hidden_cards_do_not_change_the_choice(
 
 
 def test_riiing_hard_beats_random() -> None:
-    """60 seeded 2-seat games against the random bot: the hard bot wins 37 (random play
-    would win about 30; the heuristic wins about 60% of such games)."""
+    """300 seeded 2-seat games against the random bot at :data:`FEW` iterations: the hard
+    bot wins at least 170 (random play would win 150 +- 9; the heuristic it builds on wins
+    about 62% of such games, 186)."""
     wins = 0
-    for i in range(60):
+    for i in range(300):
         rng = random.Random(i)
         hard = i % 2
         bots: list[Any] = [
             RiiingHard(s, rng) if s == hard else RiiingRandom(s, rng) for s in range(2)
         ]
+        bots[hard].iterations = FEW
         winner = None
         start = RIIING.new(2, 500 + i, first=i // 2 % 2)
         for _line, end, _events in RIIING.autoplay(start, bots, rng):
             winner = end.winner
         wins += winner == hard
-    assert wins == 37
+    assert wins >= 170, wins
 
 
 def test_rot_hard_beats_random() -> None:
-    """12 seeded 3-seat matches against two random bots: the hard bot wins 8 (chance would
-    be 4)."""
+    """60 seeded 3-seat matches against two random bots at :data:`FEW` iterations: the hard
+    bot wins at least 30 (chance would be 20 +- 4; the heuristic wins about two thirds)."""
     wins = 0
-    for i in range(12):
+    for i in range(60):
         rng = random.Random(i)
         hard = i % 3
         bots: list[Any] = [RotHard(s, rng) if s == hard else RotRandom(s, rng) for s in range(3)]
+        bots[hard].iterations = FEW
         winner = None
         for _line, end, _events in ROT.autoplay(ROT.new(3, 500 + i, first=i // 3 % 3), bots, rng):
             winner = end.winner
         wins += winner == hard
-    assert wins == 8
+    assert wins >= 30, wins
 
 
 def test_a_view_that_is_not_the_seats_turn_gets_the_first_legal_action() -> None:
