@@ -38,7 +38,7 @@ from device.journal import (
 )
 from device.seats import SeatKind
 from device.slap_race import RaceTiming, computer_reaction_ns
-from engine.core import Bot, EngineError, Event, OptionValue, Seat
+from engine.core import Bot, EngineError, Event, OptionValue, Seat, observes
 
 log = logging.getLogger("partytable")
 
@@ -351,7 +351,10 @@ class GameSession:
         for i, r in enumerate(records):
             if isinstance(r, ActionRecord):
                 try:
-                    self.pos, _ = self.engine.apply(self.pos, self.engine.parse_action(r.action))
+                    action = self.engine.parse_action(r.action)
+                    before = self.pos
+                    self.pos, _ = self.engine.apply(before, action)
+                    self._observed(before, action)
                 except EngineError as err:
                     log.warning("journal record %d: %.60r refused (%s): the game goes on "
                                 "from the action before it", i + 1, r.action, err)
@@ -398,16 +401,28 @@ class GameSession:
         checked ``apply``, journal it and return its events.  Raises ``EngineError`` when
         the engine refuses (recorded in ``record.refused``)."""
         try:
-            pos, events = self.engine.apply(self.pos, self.engine.parse_action(text))
+            action = self.engine.parse_action(text)
+            pos, events = self.engine.apply(self.pos, action)
         except EngineError as err:
             self.record.refused.append(f"{text}: {err}")
             raise
-        self.pos = pos
+        before, self.pos = self.pos, pos
+        self._observed(before, action)
         self.record.actions.append(text)
         who = "device" if seat is None else f"seat {seat}"
         self.record.log.append(f"{who}: {text}" + (f" ({note})" if note else ""))
         self.journal.append(ActionRecord(text))
         return events
+
+    def _observed(self, before: Any, action: Any) -> None:
+        """Send the action just applied (``before`` -> :attr:`pos`) to every computer
+        player that learns from the table's public history (``engine.core.observes``),
+        live and in a journal's replay alike, so a resumed player knows what it knew."""
+        watchers = [bot for bot in self.bots.values() if observes(bot)]
+        if watchers:
+            seen, now = self.engine.view(before, None), self.engine.view(self.pos, None)
+            for bot in watchers:
+                bot.observe(seen, action, now)
 
     def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """Journal a device decision (a stuck button, a late arrival)."""

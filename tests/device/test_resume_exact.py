@@ -47,13 +47,15 @@ class NoScreen:
 
 
 def console_for(game: str, seats: int, seed: int, state_dir: Path, clock: FakeClock,
-                *, resume: bool = False) -> tuple[Console, list[GameRecord]]:
-    """An all-computer console of ``game`` journaling into ``state_dir``."""
+                *, resume: bool = False, strengths: tuple[str, ...] = ()
+                ) -> tuple[Console, list[GameRecord]]:
+    """An all-computer console of ``game`` journaling into ``state_dir``, its computer
+    players of ``strengths`` (default: normal)."""
     done: list[GameRecord] = []
     console = Console(
         clock=clock, queue=FakeQueue(clock), presenter=NoScreen(clock),
         seats=make_seats([open_hand_display(s, "dummy") for s in range(seats)]),
-        choices=LobbyChoices(game=game, kinds=("computer",) * seats),
+        choices=LobbyChoices(game=game, kinds=("computer",) * seats, strengths=strengths),
         game_seed=seed, state_dir=state_dir, on_game_over=done.append,
         skip_lobby=not resume, resume=resume)
     console.start()
@@ -126,3 +128,31 @@ def test_a_window_cut_before_its_slap_is_decided_again_the_same_way(tmp_path: Pa
         play(second, second_done)
         assert second_done[0].actions[index] == actions[index]
         assert [s.ms for s in second_done[0].slaps] == [s.ms for s in done[0].slaps]
+
+
+def trackers(console: Console) -> dict[int, Any]:
+    """Each hard player's hand slots (what it has inferred of the other hands)."""
+    session = console.flow.session
+    assert session is not None
+    return {s: bot.tracker.slots for s, bot in session.bots.items()}  # type: ignore[attr-defined]
+
+
+def test_hard_players_resume_knowing_what_the_table_saw(tmp_path: Path) -> None:
+    """Hard Riiing! players learn from the public history (``engine.riiing.inference``):
+    a game of three hard players cut at many points and resumed from its journal plays on
+    action for action, so the replay gave each player the same history it had seen."""
+    clock = FakeClock(S)
+    hard = ("hard",) * 3
+    whole, done = console_for("riiing", 3, 21, tmp_path / "whole", clock, strengths=hard)
+    play(whole, done)
+    actions = done[0].actions
+    assert len(actions) >= 10
+    for cut in sorted({2, *range(7, len(actions), 7), len(actions) - 1}):
+        state = tmp_path / f"cut{cut}"
+        first, first_done = console_for("riiing", 3, 21, state, clock, strengths=hard)
+        play(first, first_done, until_actions=cut)
+        second, second_done = console_for("riiing", 3, 121, state, clock, resume=True,
+                                          strengths=hard)
+        assert trackers(second) == trackers(first), f"cut at {cut}: another history"
+        play(second, second_done)
+        assert second_done[0].actions == actions, f"cut at {cut} went on differently"
