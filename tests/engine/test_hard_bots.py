@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from engine.ismcts import Node, _clearly_better
+from engine.ismcts import Node, Search, _clearly_better, search
 from engine.right_on_time import RandomBot as RotRandom
 from engine.right_on_time import RightOnTimeGame, RotPosition
 from engine.right_on_time.hard import HardBot as RotHard
@@ -284,3 +284,50 @@ def test_playing_out_a_riiing_action_after_the_choice() -> None:
     text = riiing_choice(pos, 1)
     after, _events = RIIING.apply(pos, RiiingAction.parse(text))
     assert after != pos
+
+
+class CountingGame(Search[list[int], int]):
+    """A one-decision game for the search's budget: two actions, each costs ``cost`` moves
+    (counted in ``spent``) and ends the game, paying 1 to seat 0 for action 1."""
+
+    def __init__(self, cost: int) -> None:
+        self.cost = cost
+        self.iterations = 0
+
+    def determinize(self, rng: random.Random) -> list[int]:
+        """The empty state (one per iteration, counted)."""
+        self.iterations += 1
+        return []
+
+    def legal(self, state: list[int]) -> list[int]:
+        """Actions 0 and 1 before the move, none after."""
+        return [0, 1] if not state else []
+
+    def to_move(self, state: list[int]) -> int | None:
+        """Seat 0, then nobody."""
+        return 0 if not state else None
+
+    def step(self, state: list[int], action: int, rng: random.Random) -> None:
+        """Take ``action``: ``cost`` moves."""
+        state.append(action)
+        self.spent += self.cost
+
+    def playout(self, state: list[int], rng: random.Random) -> list[float]:
+        """Never needed (every step ends the game): the rewards."""
+        return self.rewards(state)
+
+    def rewards(self, state: list[int]) -> list[float]:
+        """1 for action 1."""
+        return [float(state[0] == 1)]
+
+
+def test_a_move_budget_ends_the_search_early() -> None:
+    """The budget in moves (``engine.ismcts.search``'s ``moves``): with iterations of 10
+    moves and a budget of 55, no iteration starts once 55 moves are spent (the sixth
+    crosses it); without a budget all 100 iterations run; both find action 1."""
+    capped = CountingGame(10)
+    assert search(capped, [0, 1], 100, random.Random(1), moves=55) == 1
+    assert capped.iterations == 6 and capped.spent == 60
+    whole = CountingGame(10)
+    assert search(whole, [0, 1], 100, random.Random(1)) == 1
+    assert whole.iterations == 100
