@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from bench.riiing_ceiling import SeeingBot
 from engine.core import Bot
 from engine.right_on_time import RightOnTimeGame
 from engine.right_on_time import bots as rot_bots
@@ -124,6 +125,24 @@ def _riiing_game(i: int, wall: list[float], cpu: list[float]) -> bool:
     return winner == hard
 
 
+def _riiing_ceiling_game(i: int, wall: list[float], cpu: list[float]) -> bool:
+    """Game ``i`` of the ceiling match-up (:mod:`bench.riiing_ceiling`, the same seats and
+    deals as :func:`_riiing_game`); True when the seeing player won."""
+    game = RiiingGame()
+    rng = random.Random(i)
+    seeing_seat = i % 2
+    seeing = SeeingBot(seeing_seat, rng)
+    bots: list[Any] = [
+        seeing if s == seeing_seat else riiing_bots.HeuristicBot(s, rng) for s in range(2)
+    ]
+    seeing.position = game.new(2, 1_000_000 + i, first=(i // 2) % 2)
+    winner = None
+    for _line, pos, _events in game.autoplay(seeing.position, bots, rng):
+        seeing.position = pos
+        winner = pos.winner
+    return winner == seeing_seat
+
+
 def _rot_match(i: int, wall: list[float], cpu: list[float]) -> bool:
     """Match ``i`` of the Right on Time match-up; True when hard won."""
     game = RightOnTimeGame()
@@ -152,7 +171,11 @@ def _ms(values: list[float]) -> str:
     )
 
 
-PLAYS = {"riiing": _riiing_game, "right-on-time": _rot_match}
+PLAYS = {
+    "riiing": _riiing_game,
+    "riiing-ceiling": _riiing_ceiling_game,
+    "right-on-time": _rot_match,
+}
 
 
 def _chunk(which: str, first: int, last: int) -> tuple[int, list[float], list[float]]:
@@ -214,6 +237,10 @@ def run() -> list[str]:
         f"(Riiing!), {rot_hard.ITERATIONS} (Right on Time)"
     )
     lines += _matchup("riiing 2 seats, hard vs heuristic", 0.5, games, "riiing", workers)
+    lines += _matchup(
+        "  ceiling: a seat that SEES the other hand vs heuristic", 0.5, games,
+        "riiing-ceiling", workers,
+    )[:1]
     lines += _matchup(
         "right-on-time 3 seats, hard vs 2 heuristic", 1 / 3, games, "right-on-time", workers
     )
