@@ -102,6 +102,10 @@ class Timed:
             self.wall.append(time.perf_counter() - wall0)
         return action
 
+    def observe(self, before: Any, action: Any, after: Any) -> None:
+        """Passed to the wrapped bot (``engine.core.Bot.observe``)."""
+        self.bot.observe(before, action, after)
+
     def reaction_ns(self, mean_ms: float = 300.0, sd_ms: float = 60.0) -> int:
         """The wrapped bot's slap reaction time (``engine.core.Bot.reaction_ns``)."""
         return self.bot.reaction_ns(mean_ms, sd_ms)

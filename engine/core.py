@@ -316,10 +316,11 @@ class Bot(ABC, Generic[V, A]):
         return int(ms * 1_000_000)
 
 
-def observes(bot: Bot[Any, Any]) -> bool:
+def observes(bot: object) -> bool:
     """Whether ``bot`` overrides :meth:`Bot.observe` (so building public views for it is
-    worth the time)."""
-    return type(bot).observe is not Bot.observe
+    worth the time); ``False`` for an object without ``observe`` (a duck-typed bot)."""
+    method = getattr(type(bot), "observe", None)
+    return method is not None and method is not Bot.observe
 
 
 @dataclass(frozen=True, slots=True)

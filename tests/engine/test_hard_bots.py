@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from engine.core import observes
 from engine.ismcts import Node, Search, _clearly_better, search
 from engine.right_on_time import RandomBot as RotRandom
 from engine.right_on_time import RightOnTimeGame, RotPosition
@@ -331,3 +332,40 @@ def test_a_move_budget_ends_the_search_early() -> None:
     whole = CountingGame(10)
     assert search(whole, [0, 1], 100, random.Random(1)) == 1
     assert whole.iterations == 100
+
+
+def test_a_wrapped_bot_still_learns_from_the_history() -> None:
+    """``engine.core.observes``: a duck-typed wrapper without ``observe`` is simply not sent
+    the history (autoplay does not fail), and one that passes ``observe`` on lets the hard
+    player's tracker learn (its slots follow the other hand's count)."""
+
+    class Plain:
+        def __init__(self, bot: RiiingHard) -> None:
+            self.bot, self.seat, self.rng = bot, bot.seat, bot.rng
+
+        def choose(self, view: Any, legal: Any) -> Any:
+            """The wrapped bot's choice."""
+            return self.bot.choose(view, legal)
+
+        def reaction_ns(self) -> int:
+            """The wrapped bot's reaction."""
+            return self.bot.reaction_ns()
+
+    class Passing(Plain):
+        def observe(self, before: Any, action: Any, after: Any) -> None:
+            """Passed on."""
+            self.bot.observe(before, action, after)
+
+    assert not observes(Plain(RiiingHard(0, random.Random(1))))
+    for wrapper, learns in ((Plain, False), (Passing, True)):
+        rng = random.Random(4)
+        hard = RiiingHard(0, rng)
+        hard.iterations = FEW
+        bots: list[Any] = [wrapper(hard), RiiingRandom(1, rng)]
+        end = None
+        for _line, pos, _events in RIIING.autoplay(RIIING.new(2, 44), bots, rng):
+            end = pos
+        assert end is not None and end.winner is not None
+        assert bool(hard.tracker.slots) == learns
+        if learns:
+            assert len(hard.tracker.hand(1)) == len(end.hands[1])
