@@ -5,6 +5,9 @@ decision times, printed with 95% Wilson score intervals (never asserted).
   ``i`` seats hard at ``i % 2`` and lets seat ``(i // 2) % 2`` open, so each side opens
   half the games; slap windows are raced by both bots' sampled reaction times, as the
   device does.  Goal: the interval's low end above 1/2.
+- Riiing!'s ceiling on the same deals: a player that sees the other hand
+  (``bench.riiing_ceiling``) against the heuristic, for how much any decision rule could
+  win in a game this ruled by the draw.
 - Right on Time, 3 seats: hard against two heuristic bots through
   ``RightOnTimeGame.autoplay``; match ``i`` seats hard at ``i % 3`` and lets seat
   ``(i // 3) % 3`` open, so every seat opens equally often.  A match that stalls (no card
@@ -192,7 +195,9 @@ def _chunk(which: str, first: int, last: int) -> tuple[int, list[float], list[fl
     return wins, wall, cpu
 
 
-def _matchup(name: str, goal: float, games: int, which: str, workers: int) -> list[str]:
+def _matchup(
+    name: str, goal: float, games: int, which: str, workers: int, who: str = "hard"
+) -> list[str]:
     wall: list[float] = []
     cpu: list[float] = []
     start = time.perf_counter()
@@ -212,7 +217,7 @@ def _matchup(name: str, goal: float, games: int, which: str, workers: int) -> li
     low, high = wilson(wins, games)
     verdict = "above" if low > goal else "NOT clearly above"
     return [
-        f"{name}: hard won {wins} of {games} = {wins / games:.1%}, 95% Wilson interval "
+        f"{name}: {who} won {wins} of {games} = {wins / games:.1%}, 95% Wilson interval "
         f"[{low:.1%}, {high:.1%}]: {verdict} {goal:.1%} ({elapsed:.0f} s)",
         f"  hard decision time over {len(wall)} decisions: wall {_ms(wall)}; CPU {_ms(cpu)}",
     ]
@@ -238,12 +243,12 @@ def run() -> list[str]:
     lines.append(
         f"{games} games per match-up ({ENV} sets it), {workers} worker process(es) "
         f"({WORKERS_ENV}); hard = SO-ISMCTS, {riiing_hard.ITERATIONS} iterations a decision "
-        f"(Riiing!), {rot_hard.ITERATIONS} (Right on Time)"
+        f"(Riiing!), at most {rot_hard.ITERATIONS} and {rot_hard.MOVES} moves (Right on Time)"
     )
     lines += _matchup("riiing 2 seats, hard vs heuristic", 0.5, games, "riiing", workers)
     lines += _matchup(
         "  ceiling: a seat that SEES the other hand vs heuristic", 0.5, games,
-        "riiing-ceiling", workers,
+        "riiing-ceiling", workers, who="the seeing player",
     )[:1]
     lines += _matchup(
         "right-on-time 3 seats, hard vs 2 heuristic", 1 / 3, games, "right-on-time", workers
