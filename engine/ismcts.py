@@ -18,11 +18,11 @@ section IV (SO-ISMCTS): one tree for the observer's information set; every itera
    [0, 1]) of the seat that chose its action.
 
 The root's most visited legal child is the choice.  The budget is a fixed number of
-iterations, and optionally a fixed number of game moves (tree steps plus playout moves,
-counted by the game in :attr:`Search.spent`) after which no new iteration starts; never a
-clock, so a decision's cost is bounded however long its playouts run; and every random
-draw comes from the ``random.Random`` the caller passes, so a decision is reproducible
-from the rng's seed.  Nothing here knows a
+iterations, and optionally a fixed amount of work in the game's own unit (tree steps and
+playout moves, or moves generated, counted by the game in :attr:`Search.spent`) after
+which no new iteration starts; never a clock, so a decision's cost is bounded however
+long its playouts run; and every random draw comes from the ``random.Random`` the caller
+passes, so a decision is reproducible from the rng's seed.  Nothing here knows a
 game: a game supplies a :class:`Search`.
 """
 
@@ -48,9 +48,9 @@ EXPLORATION = 0.7
 class Search(ABC, Generic[S, Act]):
     """What the search needs from a game, for one decision of one observer seat.
 
-    ``spent`` counts the game moves applied so far (tree steps and playout moves): a game
-    that supports a move budget (:func:`search`'s ``moves``) adds to it in :meth:`step`
-    and :meth:`playout`."""
+    ``spent`` counts the work done so far in the game's own unit (e.g. tree steps and
+    playout moves, or moves generated and scored): a game that supports a budget
+    (:func:`search`'s ``moves``) adds to it in :meth:`step` and :meth:`playout`."""
 
     spent: int = 0
 
@@ -119,9 +119,9 @@ def search(
     its playouts show it clearly wrong (a decision rule on top of SO-ISMCTS, in the
     spirit of progressive bias, Chaslot et al. 2008).
 
-    ``moves`` (optional) caps the work in game moves: once ``game.spent`` reaches it after
-    an iteration, the search stops early (at least one iteration runs).  Counted in moves,
-    not seconds, so the choice stays reproducible from the rng's seed."""
+    ``moves`` (optional) caps the work (``game.spent``'s unit): once ``game.spent`` reaches
+    it after an iteration, the search stops early (at least one iteration runs).  Counted,
+    not timed, so the choice stays reproducible from the rng's seed."""
     if len(root_actions) == 1 or iterations < 1:
         return root_actions[0] if default is None else default
     root = Node(-1)

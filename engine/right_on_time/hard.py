@@ -40,12 +40,13 @@ ITERATIONS = 400
 """Iterations per decision at most (fixed, so a match replays from its seed); most
 decisions end at :data:`MOVES` first."""
 
-MOVES = 4_000
-"""The decision's budget in game moves (tree steps plus playout moves,
-:func:`engine.ismcts.search`): about 40 ms of CPU on the bench machine, never much more
-(``bench/bench_strength.py`` prints the spread), inside the 80 ms that stand for 250 ms
-on a Raspberry Pi; a long round ends the search early instead of making it slow.
-Counted, not timed: reproducible."""
+MOVES = 20_000
+"""The decision's budget in work (:func:`engine.ismcts.search`'s ``moves``): every move
+the playouts generate and score counts one, every tree step one.  About 35 ms of CPU on
+the bench machine, at most about 60 (``bench/bench_strength.py`` prints the spread),
+inside the 80 ms that stand for 250 ms on a Raspberry Pi, however many cards are in the
+hands (a 7-card hand has many more lays to score than a 2-card one).  Counted, not timed:
+reproducible."""
 
 CONFIDENCE = 1.5
 """Standard errors by which the search must beat the heuristic's choice to override it
@@ -143,7 +144,7 @@ class RightOnTimeSearch(Search[Table, Move]):
         return state.to_move
 
     def step(self, state: Table, action: Move, rng: random.Random) -> None:
-        """Apply ``action`` (no chance between moves in Right on Time); one move spent."""
+        """Apply ``action`` (no chance between moves in Right on Time); one unit of work."""
         apply_move(state, action, None)
         self.spent += 1
 
@@ -155,7 +156,6 @@ class RightOnTimeSearch(Search[Table, Move]):
         while played < PLAYOUT_LIMIT and state.winner is None and state.round == start:
             apply_move(state, self.policy_move(state, rng), None)
             played += 1
-        self.spent += played
         return self.rewards(state)
 
     def policy_move(self, state: Table, rng: random.Random) -> Move:
@@ -172,6 +172,7 @@ class RightOnTimeSearch(Search[Table, Move]):
           on; fewer cards are better;
         - a draw or a bonus swap only when nothing else is legal (RT-5.1, RT-6.4)."""
         moves = gen_moves(state)
+        self.spent += len(moves)  # the work: every move generated and scored
         if len(moves) == 1:
             return moves[0]
         seat = state.to_move
