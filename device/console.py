@@ -247,7 +247,7 @@ class Console:
         notes += [f"{self.seats[s].name} button stuck: check it." for s in stuck]
         notes += [f"{s.name} handheld unplugged: plug it back in."
                   for s in playing if not s.handheld.connected]
-        pos = flow.pos
+        pos = flow.shown_pos
         view = flow.plugin.engine.view(pos, None) if pos is not None else None
         lobby = flow.lobby.model(LOBBY_HINT) if flow.phase is Phase.LOBBY else None
         slap = self._pair("flow.slap_shown", getattr(flow, "slap_shown", None))

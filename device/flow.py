@@ -52,7 +52,7 @@ from device.session import (
 from device.slap_margin import MarginWatch
 from device.slap_race import ComputerPress, RaceTiming, SlapRace
 from device.timers import Timer, Timers
-from device.words import seat_name
+from device.words import margin_words, seat_name
 from drivers.slap import Press
 from engine.core import EngineError, Event
 
@@ -159,6 +159,8 @@ class GameFlow:
         self.howto_screen = HowtoScreen()
         """The lobby's "How to play" pages (phase ``HOWTO``, ``device.howto``)."""
         self.round_end: RoundEnd | None = None
+        self._round_pos: Any = None  # the position the held round ended from (TV, hands)
+        self._before: Any = None  # the position before the action being applied
         """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
         self._store_shown = ""
         self._slap_timer: Timer | None = None
@@ -216,6 +218,16 @@ class GameFlow:
     def pos(self) -> Any:
         """The engine position of the game being played, or ``None``."""
         return None if self.session is None else self.session.pos
+
+    @property
+    def shown_pos(self) -> Any:
+        """The position the TV and the hand screens show: :attr:`pos`, except while a
+        round's end is held (:attr:`round_end`), when it is the position the round ended
+        from, so nobody sees the next round's deal before it is played (RT-2.4 deals it at
+        once; this is presentation only)."""
+        if self.round_end is not None and self._round_pos is not None:
+            return self._round_pos
+        return self.pos
 
     # ------------------------------------------------------------------ input
     def on_press(self, press: Press, now_ns: int) -> None:
@@ -543,6 +555,7 @@ class GameFlow:
         engine refuses is shown on that seat's hand screen; returns whether it applied."""
         if self.session is None or self.phase is not Phase.PLAY:
             return False
+        self._before = self.session.pos
         try:
             events = self.session.apply(seat, text, note)
         except EngineError as err:
@@ -581,6 +594,7 @@ class GameFlow:
             # the round's end stays on the TV before anybody plays on (presentation only:
             # the position, the journal and every seeded draw are the same)
             self.round_end = ended
+            self._round_pos = self._before
             self._timer(now_ns + self.timing.round_ns, self._round_shown, "round shown")
             self.show_hands()
             return
@@ -674,13 +688,15 @@ class GameFlow:
 
     def _slap_line(self) -> str:
         """The TV's top line for the slap shown: ``"Seat 2 slapped in 212 ms"``, with
-        ``", by 12 ms over Seat 4"`` when there is a runner-up (``""``: no slap shown)."""
+        ``", by 12 ms over Seat 4"`` when there is a runner-up (``""``: no slap shown); the
+        margin in :func:`device.words.margin_words`, as the result box says it (RI-6.3)."""
         if self.slap_shown is None:
             return ""
         seat, ms = self.slap_shown
         margin = self.slap_margin
         return f"{seat_name(seat)} slapped in {ms} ms" + (
-            f", by {margin[1]} ms over {seat_name(margin[0])}" if margin is not None else "")
+            f", {margin_words(margin[1])} over {seat_name(margin[0])}" if margin is not None
+            else "")
 
     def _margin_changed(self, now_ns: int) -> None:
         """A loser arrived after the decision (:attr:`margin`): the TV's margin, and its
@@ -770,11 +786,16 @@ class GameFlow:
             seat.hand = self.plugin.hand(seat.index)
 
     def show_hands(self) -> None:
-        """Give every playing seat's hand composer its view of the game."""
-        pos = self.pos
+        """Give every playing seat's hand composer its view of the game (while a round's
+        end is held, the hand it ended with and the round's headline, nobody's turn)."""
+        pos = self.shown_pos
+        held = self.round_end
         for seat in self.playing:
             view = self.plugin.engine.view(pos, seat.index) if pos is not None else None
             message = ""
+            if held is not None and self.phase is Phase.PLAY:
+                seat.hand.show(Phase.GAMEOVER, view, held.headline)
+                continue
             if self.phase is Phase.GAMEOVER:
                 message = self.headline
             elif self.phase is Phase.WAKEUP:

@@ -1058,3 +1058,33 @@ def test_a_run_that_never_resumes_keeps_its_seed_and_ends_cut_games(
         games = db.games()
     assert [(g.header.seed, g.outcome) for g in reversed(games)][:2] == [
         (3, "abandoned"), (3, "won")]
+
+
+def test_a_held_round_end_shows_the_round_that_ended(display: TableDisplay) -> None:
+    """While "Seat N wins round 1" is held, the TV's view and the hand screens are still the
+    round that ended (RT-2.4 deals the next round at once: presentation only): that round
+    on the TV, no hand saying it is its turn but the headline on every hand; once the hold
+    is over the TV shows the next round."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    console, _clock, _queue, done = make(display, ("human", "computer", "computer"),
+                                         "right-on-time")
+    for _ in capped(lambda: console.flow.round_end is None and not done):
+        if console.flow.phase is Phase.PLAY and console.flow.pos is not None:
+            mover = console.flow.plugin.to_move(console.flow.pos)
+            if mover == 0:  # the person lays the first legal action
+                legal = console.flow.plugin.engine.legal(console.flow.pos)
+                console.flow.submit(0, str(legal[0]), clock.now_ns())
+        console.step()
+    held = console.flow.round_end
+    assert held is not None
+    ended = int(held.headline.split()[-1])
+    assert console.flow.pos.round == ended + 1  # the engine has dealt the next round
+    view = console.model(clock.now_ns()).view
+    assert view is not None and view.round == ended
+    for seat in console.flow.playing:
+        assert seat.hand._phase is Phase.GAMEOVER and seat.hand._message == held.headline
+    for _ in capped(lambda: console.flow.round_end is not None):
+        console.step()
+    after = console.model(clock.now_ns()).view
+    assert after is not None and after.round == ended + 1
