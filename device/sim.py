@@ -13,7 +13,10 @@ Keys (drawn in the window):
   too: the flow says so once a game on the TV (``GameFlow.on_press``), as for a real
   button nobody sits at (issue 10, scope 7).
 - LEFT/RIGHT, ENTER, BACKSPACE: the handheld of the seat whose input is expected
-  (hot-seat: the seat to move; in the lobby and on the results screen any seat).
+  (hot-seat: the person to move); when no person is to move (a computer's turn, the
+  restore offer, the attract-mode demo, the lobby, the results screen) the first person
+  seat's, else seat 1's: the flow takes any handheld's key there, so BACKSPACE declines
+  a restored game and any key ends the demo (``SimKeyboard.active_seat``).
 - M: the handheld menu of that seat (on a real handheld: hold BACK for 2 s);
 - TAB: drive the next seat's handheld by hand; DELETE: end the game, back to the lobby;
   ESC or closing the window: quit (an unfinished game resumes at the next start).
@@ -104,7 +107,14 @@ class SimKeyboard:
         return 0 if self.console is None else len(self.console.flow.playing)
 
     def active_seat(self) -> int | None:
-        """The seat whose handheld the arrows drive now (hot-seat), or ``None``."""
+        """The seat (0-based) whose handheld the arrows, ENTER and BACKSPACE drive now.
+
+        Hot-seat: the person to move; a seat picked with TAB until it is that seat's turn.
+        When no person is to move (a computer's turn, the restore offer of a game of
+        computers, the attract-mode demo, the lobby) the first person seat of the game,
+        else seat 0: ``GameFlow.on_key`` takes any handheld's key there (BACK declines a
+        restored game, any key ends a demo), so no key is dropped.  ``None`` only without
+        a console and before a self-test asks a seat (``active_seat`` given)."""
         if self._active is not None:
             return self._active()
         if self.console is None:
@@ -117,14 +127,11 @@ class SimKeyboard:
                 self.manual_seat = None  # the seat driven by hand is the one to move now
         if self.manual_seat is not None and self.manual_seat < seats:
             return self.manual_seat
-        if flow.phase is not Phase.PLAY:
-            return 0
-        if flow.pos is None:
-            return None
-        to_move = flow.plugin.to_move(flow.pos)
-        if to_move is not None and flow.playing[to_move].is_human:
-            return to_move
-        return None
+        if flow.phase is Phase.PLAY and flow.pos is not None:
+            to_move = flow.plugin.to_move(flow.pos)
+            if to_move is not None and 0 <= to_move < seats and flow.playing[to_move].is_human:
+                return to_move
+        return next((i for i, s in enumerate(flow.playing) if s.is_human), 0)
 
     def __call__(self, event: object) -> None:
         """Translate one event; anything but a :class:`SimKey` is ignored."""

@@ -194,3 +194,105 @@ def ink(surface: pygame.Surface, rect: pygame.Rect, colour: tuple[int, int, int]
     mask = pygame.mask.from_threshold(surface.subsurface(rect), colour, (tol, tol, tol, 255))
     boxes = mask.get_bounding_rects()
     return boxes[0].unionall(boxes) if boxes else pygame.Rect(0, 0, 0, 0)
+
+
+# ------------------------------------------- keys when no person is to move (tester, fixB)
+
+
+def cut_game(window: TableDisplay, state_dir: Path) -> None:
+    """Leave a cut Right on Time game (2 computers, 3 actions applied) in ``state_dir``,
+    as a power cut does: the next console started with ``resume=True`` offers it."""
+    console, _queue, _tv = sim_console(window, ("computer", "computer"), "right-on-time",
+                                       skip_lobby=True, state_dir=state_dir)
+    for _ in range(20_000):  # a step cap: a game that never gets there fails below
+        if console.record is not None and len(console.record.actions) >= 3:
+            break
+        console.step()
+    assert console.record is not None and len(console.record.actions) >= 3
+    console.close()
+
+
+@pytest.mark.parametrize(("key", "phase"), [(pygame.K_BACKSPACE, Phase.LOBBY),
+                                            (pygame.K_RETURN, Phase.PLAY),
+                                            (pygame.K_LEFT, Phase.PLAY)])
+def test_backspace_on_the_restore_offer_declines_it_while_a_computer_is_to_move(
+    window: TableDisplay, tmp_path: Path, key: int, phase: Phase
+) -> None:
+    """The restored game's seats are both computers, so nobody at the table is to move;
+    the keys still reach a handheld (the flow takes any handheld's answer, device/flow.py
+    ``on_key``): BACKSPACE declines the offer (the lobby), ENTER and an arrow go on with
+    the game at once, and the offer leaves the TV.  Before the fix the keys were dropped
+    (``SimKeyboard.active_seat`` was ``None``) and the offer stood."""
+    cut_game(window, tmp_path)
+    console, queue, _tv = sim_console(window, ("human", "human"), "riiing",
+                                      state_dir=tmp_path, resume=True)
+    clock = window.clock
+    assert isinstance(clock, FakeClock)
+    assert console.flow.held and console.phase is Phase.PLAY
+    assert not any(s.is_human for s in console.flow.playing)
+    with mock_pin_factory() as factory:
+        keys = SimKeyboard(console, factory, queue.post)
+        posted = tap(keys, console, queue, key, clock.now_ns())
+    assert posted, "the key reached no handheld"
+    assert not console.flow.held
+    assert console.phase is phase
+    assert "Restored" not in console.model(clock.now_ns()).banner
+    console.close()
+
+
+def start_demo(window: TableDisplay) -> tuple[Console, FakeQueue]:
+    """A 2-seat lobby left untouched for its idle minute: the attract-mode demo plays."""
+    from device.attract import ATTRACT_NS, DEMO_HINT
+
+    console, queue, _tv = sim_console(window, ("human", "computer"), "right-on-time")
+    clock = window.clock
+    assert isinstance(clock, FakeClock)
+    assert str(console.phase) == Phase.LOBBY  # str(): mypy keeps no narrowing of it
+    clock.advance(ATTRACT_NS + S)
+    console.flow.timers.run_due(clock.now_ns())
+    assert console.flow.demo and console.phase is Phase.PLAY
+    assert DEMO_HINT in console.model(clock.now_ns()).banner
+    return console, queue
+
+
+@pytest.mark.parametrize("key", [pygame.K_RETURN, pygame.K_LEFT, pygame.K_RIGHT,
+                                 pygame.K_BACKSPACE])
+def test_any_handheld_key_ends_the_attract_demo(window: TableDisplay, key: int) -> None:
+    """"DEMO: press any key or slap to play": ENTER, an arrow or BACKSPACE ends the demo
+    (every seat of a demo is a computer, so nobody is to move) and the lobby is back, with
+    the party's own seat kinds.  Before the fix only a slap digit did."""
+    console, queue = start_demo(window)
+    clock = window.clock
+    assert isinstance(clock, FakeClock)
+    with mock_pin_factory() as factory:
+        keys = SimKeyboard(console, factory, queue.post)
+        posted = tap(keys, console, queue, key, clock.now_ns())
+    assert posted, "the key reached no handheld"
+    assert not console.flow.demo
+    assert console.phase is Phase.LOBBY
+    assert console.flow.lobby.choices.kinds == ("human", "computer")
+    console.close()
+
+
+def test_on_a_computers_turn_the_keys_drive_the_first_persons_handheld(
+    window: TableDisplay
+) -> None:
+    """Seat 1 is a computer, seat 2 a person: while the computer is to move the keys go
+    to seat 2's handheld (the first person seat), not to nobody and not to the computer's
+    seat; when the person is to move, to theirs as before."""
+    from drivers.keys import KeyPress
+
+    console, queue, _tv = sim_console(window, ("computer", "human"), "right-on-time",
+                                      skip_lobby=True)
+    clock = window.clock
+    assert isinstance(clock, FakeClock)
+    flow = console.flow
+    assert flow.phase is Phase.PLAY and flow.pos is not None
+    with mock_pin_factory() as factory:
+        keys = SimKeyboard(console, factory, queue.post)
+        assert flow.plugin.to_move(flow.pos) == 0  # RT-2.3: the lobby's first seat opens
+        posted = tap(keys, console, queue, pygame.K_RIGHT, clock.now_ns())
+        assert [e for e in posted if isinstance(e, KeyPress)] == [
+            KeyPress(1, "right", clock.now_ns())]
+        assert keys.active_seat() == 1
+    console.close()
