@@ -159,9 +159,9 @@ class GameFlow:
         self.howto_screen = HowtoScreen()
         """The lobby's "How to play" pages (phase ``HOWTO``, ``device.howto``)."""
         self.round_end: RoundEnd | None = None
+        """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
         self._round_pos: Any = None  # the position the held round ended from (TV, hands)
         self._before: Any = None  # the position before the action being applied
-        """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
         self._store_shown = ""
         self._slap_timer: Timer | None = None
         self.race = self._new_race(len(choices.kinds))
