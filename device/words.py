@@ -55,3 +55,35 @@ def narrate_events(
             (did if ev.kind in acts else after).append(text)
     parts = [merge_lines(group) for group in (did, after[-2:]) if group]
     return " · ".join(parts) or None
+
+
+def margin_words(ms: int) -> str:
+    """A slap margin in whole milliseconds (``ms``: the runner-up's reaction minus the
+    winner's, rounded, ``device.slap_margin.MarginWatch.shown``) in words: ``"by 12 ms"``;
+    ``"by less than 1 ms"`` for 0 (two presses within half a millisecond: the edges are
+    stamped by the kernel in its IRQ handler, hardware-facts.md "gpiozero and slap
+    timestamps", so 0 means "under 1 ms", not "none"), and for a negative value (never made
+    by the watch; said the same, no error).
+    The one wording of the TV's top line (``device.flow``) and the result box (RI-6.3).
+
+    >>> margin_words(0)
+    'by less than 1 ms'
+    """
+    return "by less than 1 ms" if ms <= 0 else f"by {ms} ms"
+
+
+def a_number(n: int) -> str:
+    """``n`` with its article as it is said in English: ``"an 8"``, ``"an 11"``, ``"an
+    18"``, ``"an 80"``, ``"an 800"``, ``"an 11000"`` (eight, eleven, eighteen, eleven
+    thousand: a vowel sound first), else ``"a 7"``.  The leading group of three digits
+    decides (1,800 is "one thousand eight hundred": ``"a 1800"``).  A negative ``n`` is
+    said "minus ...": ``"a -8"``.
+
+    >>> a_number(8)
+    'an 8'
+    """
+    lead = n
+    while lead >= 1000:
+        lead //= 1000
+    vowel = n >= 0 and (str(lead).startswith("8") or lead in (11, 18))
+    return f"{'an' if vowel else 'a'} {n}"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from device.games.riiing.narrate import a_word
 from device.games.riiing.words import card_words, read_condition, symbol_of, word
 from device.hand_ui import HandComposer, Key, SeatView, Tile
-from device.words import count_words, seat_name
+from device.words import a_number, count_words, seat_name
 from engine.riiing.cards import RiiingCard
 from engine.riiing.view import RiiingView
 
@@ -38,7 +38,7 @@ def hand_condition(view: RiiingView) -> str:
 
 def need_words(view: RiiingView) -> str:
     """What the condition in force asks for, in words for the prompt line (RI-3.2 .. RI-3.5):
-    ``"higher than 6"``, ``"lower than 6"``, ``"a 6"``, ``"a COFFEE"``, ``"an even
+    ``"higher than 6"``, ``"lower than 6"``, ``"a 6"`` / ``"an 8"``, ``"a COFFEE"``, ``"an even
     number"``, ``"an odd number"``, ``"2, 5 or 8"``, ``"an ALARM"``; ``"any card"`` when it
     is open."""
     cond = read_condition(view.condition, view.last_card)
@@ -48,8 +48,8 @@ def need_words(view: RiiingView) -> str:
         return f"higher than {cond.number}"
     if cond.kind == "<":
         return f"lower than {cond.number}"
-    if cond.kind == "=":
-        return f"a {cond.number}"
+    if cond.kind == "=" and cond.number is not None:  # None: open, answered above
+        return a_number(cond.number)
     if cond.kind == "~":
         return a_word(cond.symbol)
     if cond.kind == "E":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from device.games.riiing.words import card, card_words, read_condition, word
-from device.words import count_words, narrate_events, seat_name
+from device.words import a_number, count_words, narrate_events, seat_name
 from engine.core import Event
 from engine.riiing.view import RiiingView
 
@@ -75,7 +75,7 @@ def condition_caption(view: RiiingView) -> str:
             if n <= 1:
                 return "LOWER than 1: no number fits, so draw"
             return f"LOWER than {n}: play a card below {n}"
-        return f"SAME NUMBER: play a {n}"
+        return f"SAME NUMBER: play {a_number(n)}"
     if cond.kind == "~":
         if cond.symbol is None:  # RI-3.4: after a Phone
             return "SAME SYMBOL: after a PHONE any card goes"
@@ -87,7 +87,8 @@ def condition_caption(view: RiiingView) -> str:
     if cond.kind == "one_of":
         nums = [str(x) for x in cond.numbers]
         listed = ", ".join(nums[:-1]) + f" or {nums[-1]}" if len(nums) > 1 else "".join(nums)
-        return f"ONE OF {' '.join(nums)}: play a {listed}"
+        article = a_number(cond.numbers[0]).split(" ")[0] if cond.numbers else "a"
+        return f"ONE OF {' '.join(nums)}: play {article} {listed}"
     return "Play a card that meets the condition"
 
 

@@ -26,7 +26,7 @@ from device.render.icons import draw_shape
 from device.render.layout import CARD, COND, COUNT, PILE
 from device.render.palette import INK, TEXT_DIM, YELLOW, seat_colour
 from device.render.zones import CondSpec, CountSpec, PileSpec
-from device.words import seat_name
+from device.words import margin_words, seat_name
 from engine.riiing.position import RiiingPosition
 from engine.riiing.view import RiiingView
 
@@ -135,14 +135,13 @@ def _condition(cond: Condition) -> CondSpec:
 
 def slap_sub(scene: TableScene) -> str:
     """The line under a slap winner's time (RI-6.3): the margin to the next slapper ("by
-    12 ms over Seat 4"; "by less than 1 ms" at 0 ms), else "fastest slap!"."""
+    12 ms over Seat 4"; "by less than 1 ms" at 0 ms: :func:`device.words.margin_words`, as the
+    TV's top line says it), else "fastest slap!"."""
     margin = scene.slap_margin
     if margin is None:
         return "fastest slap!"
     runner_up, ms = margin
-    if ms <= 0:
-        return f"by less than 1 ms over {scene.name(runner_up)}"
-    return f"by {ms} ms over {scene.name(runner_up)}"
+    return f"{margin_words(ms)} over {scene.name(runner_up)}"
 
 
 def zones(scene: TableScene, v: RiiingView, now_ns: int) -> Zones:
