@@ -25,7 +25,8 @@ The schema (every key; ``=`` a default, ``*`` required)::
     [[gpio.i2c_gpio]] bus*, sda*, scl*: an extra bit-banged bus
                     (``dtoverlay=i2c-gpio,bus=N,i2c_gpio_sda=S,i2c_gpio_scl=C``), bus 3-9
     [paths]         state_dir = "/var/lib/partytable" (absolute)
-    [sound]         volume = 7 (0 to 10; 0: silent, the audio device is never opened)
+    [sound]         volume = 7 (0 to 10; 0: silent, the audio device is never opened);
+                    a bad one is a warning and the default (``Config.warnings``)
     [rules.<game>]  rule options the lobby starts from, checked by the engine
     [[seat]]        2 to 6 of them: slap_pin* (BCM; optional for kind "none")
     [seat.handheld] kind* = wired | serial | none
@@ -51,6 +52,7 @@ checked by the game's own ``new``); the games are the device's registry,
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -62,6 +64,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import IO, Any, ClassVar, Literal, TypeGuard
+
+log = logging.getLogger("partytable")
 
 __all__ = [
     "BUNDLED_NAME",
@@ -404,6 +408,11 @@ class Config:
     sound: SoundConfig = SoundConfig()
     rules: tuple[tuple[str, tuple[tuple[str, StoredOption], ...]], ...] = ()
     source: str = "config"
+    warnings: tuple[str, ...] = ()
+    """What the file gets wrong that does not stop the console, one line each
+    (``key: problem; using ...``): a bad ``[sound] volume`` plays at the default volume
+    (device/sound.py: sound is never a reason to stop a game).  :func:`parse_config` logs
+    them, ``check-config`` prints them as warnings."""
 
     def rule_options(self, game: str) -> dict[str, OptionValue]:
         """The options the file gives for ``game`` (``{}`` when none): what the lobby starts
@@ -527,15 +536,15 @@ def bundled_text() -> str:
     return resources.files("device").joinpath(BUNDLED_NAME).read_text(encoding="utf-8")
 
 
-def load_config(path: Path | None) -> Config:
+def load_config(path: Path | None, *, log_warnings: bool = True) -> Config:
     """Read and validate the config at ``path`` (``None``: the bundled default).
 
     Raises :class:`ConfigError` with one line per problem: the file cannot be read, is
     larger than 1 MiB or not UTF-8 (naming the byte), TOML syntax (line and column), or
-    any check of :func:`parse_config`.
+    any check of :func:`parse_config`.  ``log_warnings``: as for :func:`parse_config`.
     """
     if path is None:
-        return parse_config(bundled_text(), "bundled config")
+        return parse_config(bundled_text(), "bundled config", log_warnings=log_warnings)
     source = str(path)
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would hang, a device stream
@@ -554,7 +563,7 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError([
             f"file: not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}"
         ], source) from None
-    return parse_config(text, source)
+    return parse_config(text, source, log_warnings=log_warnings)
 
 
 def check_config(text: str, source: str = "config") -> list[str]:
@@ -567,10 +576,12 @@ def check_config(text: str, source: str = "config") -> list[str]:
     return []
 
 
-def parse_config(text: str, source: str = "config") -> Config:
+def parse_config(text: str, source: str = "config", *, log_warnings: bool = True) -> Config:
     """Validate config ``text`` and build the :class:`Config`; ``source`` names it in
     messages.  Raises :class:`ConfigError` listing every problem found (see the module
-    docstring for the checks)."""
+    docstring for the checks).  What does not stop the console (:attr:`Config.warnings`,
+    e.g. ``[sound] volume = 11``: the default volume) is one ``WARNING`` log line each,
+    ``source: key: problem; using ...``, unless ``log_warnings`` is false."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -583,6 +594,9 @@ def parse_config(text: str, source: str = "config") -> Config:
     config = _read(problems, raw, source)
     if problems or config is None:
         raise ConfigError(problems, source)
+    if log_warnings:
+        for warning in config.warnings:
+            log.warning("%s: %s", source, warning)
     return config
 
 
@@ -722,7 +736,8 @@ def _read(p: _Problems, raw: dict[str, Any], source: str) -> Config | None:
     display = _read_display(p, raw.get("display", {}))
     gpio = _read_gpio(p, raw.get("gpio", {}))
     paths = _read_paths(p, raw.get("paths", {}))
-    sound = _read_sound(p, raw.get("sound", {}))
+    warnings = _Problems()
+    sound = _read_sound(p, warnings, raw.get("sound", {}))
     reads = _read_seats(p, raw.get("seat"))
     seats = [r.seat for r in reads or () if r.seat is not None]
     if reads is not None and gpio is not None:
@@ -735,7 +750,7 @@ def _read(p: _Problems, raw: dict[str, Any], source: str) -> Config | None:
         return None
     return Config(
         seats=tuple(seats), display=display, gpio=gpio, paths=paths, sound=sound,
-        rules=rules, source=source,
+        rules=rules, source=source, warnings=tuple(warnings),
     )
 
 
@@ -767,15 +782,20 @@ def _read_display(p: _Problems, value: object) -> DisplayConfig | None:
     return DisplayConfig(driver=driver, lag_ms=lag_ms)
 
 
-def _read_sound(p: _Problems, value: object) -> SoundConfig | None:
-    """``[sound]``."""
+def _read_sound(p: _Problems, warnings: _Problems, value: object) -> SoundConfig | None:
+    """``[sound]``.  A bad ``volume`` (11, 3.5, "loud") is no problem but a line in
+    ``warnings`` naming the key, the value and :data:`DEFAULT_VOLUME`, which is used:
+    sound is a courtesy, never a reason to stop a game (device/sound.py)."""
     table = _table(p, "sound", value)
     if table is None:
         return None
     _unknown(p, "sound", table, ("volume",))
-    volume = _int(p, "sound.volume", table.get("volume", DEFAULT_VOLUME),
+    bad = _Problems()
+    volume = _int(bad, "sound.volume", table.get("volume", DEFAULT_VOLUME),
                   range(MAX_VOLUME + 1), f"a volume 0-{MAX_VOLUME} (0: silent)")
-    return None if volume is None else SoundConfig(volume=volume)
+    for line in bad:
+        warnings.append(f"{line}; using the default volume {DEFAULT_VOLUME}")
+    return SoundConfig(volume=DEFAULT_VOLUME if volume is None else volume)
 
 
 def _read_gpio(p: _Problems, value: object) -> GpioConfig | None:
@@ -1375,7 +1395,8 @@ def check_config_main(argv: Sequence[str], etc: Path = ETC_CONFIG,
     """``python -m device check-config [FILE]``: validate FILE (default: what the device
     would load, :func:`find_config`) and print the resolved config (:func:`format_config`),
     exit 0; or print one line per problem on ``err``, exit 2.  A bad command line is one
-    usage line, exit 2."""
+    usage line, exit 2.  What does not stop the console (:attr:`Config.warnings`) is one
+    ``source: warning: ...`` line each on ``err``, exit 0."""
     out = out or sys.stdout
     err = err or sys.stderr
     args = list(argv)
@@ -1387,10 +1408,12 @@ def check_config_main(argv: Sequence[str], etc: Path = ETC_CONFIG,
         return 2
     path = find_config(Path(args[0]) if args else None, etc)
     try:
-        config = load_config(path)
+        config = load_config(path, log_warnings=False)
     except ConfigError as exc:
         for problem in exc.problems:
             print(f"{exc.source}: {problem}", file=err)
         return 2
+    for warning in config.warnings:  # the console starts anyway (Config.warnings)
+        print(f"{config.source}: warning: {warning}", file=err)
     out.write(format_config(config))
     return 0

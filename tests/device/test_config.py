@@ -5,6 +5,7 @@ the 40-pin header."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import subprocess
@@ -538,3 +539,47 @@ def test_i2c_gpio_buses_cannot_share_pins(gpio: str, needle: str) -> None:
     text = BUNDLED.replace("[gpio.i2c_mux]", gpio + "\n[gpio.i2c_mux]", 1)
     problems = check_config(text)
     assert any(needle in p for p in problems), problems
+
+
+# ------------------------------------------------ a bad [sound] volume (tester, fixB)
+
+
+@pytest.mark.parametrize(("value", "shown"), [("11", "11"), ("3.5", "the number 3.5"),
+                                              ('"loud"', "the text 'loud'"),
+                                              ("-1", "-1"), ("true", "true (a bool)")])
+def test_a_bad_sound_volume_is_one_log_line_and_the_default_volume(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str],
+    value: str, shown: str,
+) -> None:
+    """``[sound] volume = 11`` (or 3.5, "loud"): sound is never a reason to stop a game
+    (device/sound.py), so the config loads with the default volume 7 and one log line
+    names the key, the value and the default; ``check-config`` accepts the file (exit 0)
+    and warns on stderr with the same words.  Before the fix the file failed check-config
+    and the console never started."""
+    from device.config import DEFAULT_VOLUME
+
+    text = edit("volume = 7 ", f"volume = {value} ")
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    caplog.set_level(logging.WARNING)
+    config = load_config(path)
+    assert config.sound.volume == DEFAULT_VOLUME == 7
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"{path}: sound.volume: ")
+    assert shown in lines[0] and "using the default volume 7" in lines[0]
+    assert check_config(text) == []
+    caplog.clear()
+    assert check_config_main([str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "volume = 7" in out
+    assert err.splitlines() == [f"{path}: warning: {lines[0].split(': ', 1)[1]}"]
+    assert caplog.records == []  # check-config says it once, on stderr, not twice
+
+
+def test_a_good_sound_volume_is_kept_without_a_word(caplog: pytest.LogCaptureFixture) -> None:
+    """``volume = 3`` and ``volume = 0`` (silent) are taken as they are, nothing logged."""
+    caplog.set_level(logging.WARNING)
+    for value in (3, 0):
+        assert parse_config(edit("volume = 7 ", f"volume = {value} ")).sound.volume == value
+    assert caplog.records == []
