@@ -28,7 +28,8 @@ so tonight's leaderboard (``SELECT seat, MIN(reaction_ms) FROM slaps ...``) and 
 history are queries (``python -m device history``, :mod:`device.history`).
 
 Start-up (:meth:`GameDB.open`): a file that is not a database, of a newer or unknown
-schema, or that fails ``PRAGMA quick_check`` is set aside (renamed
+schema, with a table whose columns are not the schema's (``PRAGMA table_info``), or that
+fails ``PRAGMA quick_check`` is set aside (renamed
 ``partytable.db.<why>-<UTC time>``, never deleted) and a new one started; its one-line
 notice goes on the TV.  An old JSON-lines journal (``journal.log``, this module's format
 before the database) is read once, carried over as a game, and renamed
@@ -137,6 +138,11 @@ CREATE TABLE marks(
 ) WITHOUT ROWID;
 """
 _TABLES = ("games", "records", "slaps", "marks", "dropped")
+
+SLAP_MS_MAX = 60_000
+"""The slowest reaction (ms) tonight's leaderboard believes; a slap row above it, at or
+below 0 ms, or not a number is damaged and skipped (only that row: the seat's other slaps
+still count)."""
 
 TONIGHT_HOURS = 12
 """Tonight's leaderboard counts the games of the last this many hours (or since it was
@@ -418,10 +424,34 @@ class GameDB(ClosesOnExit):
                             (game_id,)).fetchone()[0]
             c.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?)", (game_id, seq, *row))
             if slap is not None:
-                c.execute("INSERT INTO slaps VALUES (?, ?, ?, ?, ?, ?, ?)",
-                          (game_id, seq, slap.race, slap.seat, slap.reaction_ms,
-                           slap.margin_ms, int(slap.tie)))
+                self._insert_slap(c, game_id, int(seq), slap)
         return int(seq)
+
+    def _insert_slap(self, c: sqlite3.Connection, game_id: int, seq: int,
+                     slap: SlapRow) -> None:
+        """Insert ``slap`` for record ``seq`` in the open transaction, in a savepoint: when
+        the ``slaps`` table refuses the row for its shape (:data:`_ROW_REFUSED`: wrong
+        columns, a constraint, a type mismatch) only the row is rolled back and dropped,
+        with one log line naming the table, so its record and every later one are still
+        written (a row that would fail at every retry must never block the game's other
+        rows).  Any other error (full, read-only, I/O, busy) propagates and the whole
+        record is retried (https://www.sqlite.org/lang_savepoint.html,
+        https://www.sqlite.org/rescode.html)."""
+        c.execute("SAVEPOINT slap")
+        try:
+            c.execute("INSERT INTO slaps VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      (game_id, seq, slap.race, slap.seat, slap.reaction_ms,
+                       slap.margin_ms, int(slap.tie)))
+        except sqlite3.Error as err:
+            name = getattr(err, "sqlite_errorname", "")
+            if not name.startswith(_ROW_REFUSED):
+                raise
+            c.execute("ROLLBACK TO slap")
+            c.execute("RELEASE slap")
+            log.error("%s: table slaps refused game %d record %d's slap row (%s); row "
+                      "dropped, the record is kept", self.path, game_id, seq, _reason(err))
+            return
+        c.execute("RELEASE slap")
 
     def end_game(self, game_id: int, *, winner: Seat | None, abandoned: bool = False,
                  summary: Mapping[str, Any] | None = None) -> None:
@@ -522,23 +552,26 @@ class GameDB(ClosesOnExit):
     def leaderboard(self, now: str | None = None) -> Leaderboard:
         """Tonight's leaderboard: each seat's fastest slap and games won, over the games
         started in the last :data:`TONIGHT_HOURS` hours and after :meth:`clear_leaderboard`
-        (``now``: ISO-8601 UTC text, default the wall clock).  A row of the wrong shape is
-        skipped with one log line."""
+        (``now``: ISO-8601 UTC text, default the wall clock).  A row of the wrong shape (a
+        seat not 0..5; a reaction that is not a number, <= 0 or > :data:`SLAP_MS_MAX` ms)
+        is skipped on its own, before the minimum, so it never hides a seat's real fastest
+        slap; the skipped rows are one log line."""
         since = _hours_before(now or utc_now(), TONIGHT_HOURS)
         row = self._c.execute("SELECT value FROM marks WHERE name = 'leaderboard'").fetchone()
         after = row[0] if row is not None and isinstance(row[0], int) else 0
         fastest: dict[int, float] = {}
         wins: dict[int, int] = {}
-        bad = 0
+        tonight = ("FROM slaps s JOIN games g ON g.id = s.game_id WHERE g.started_at >= ? "
+                   "AND g.id > ? AND s.race = 'window'")
+        good = ("typeof(s.seat) = 'integer' AND s.seat BETWEEN 0 AND 5 AND "
+                "typeof(s.reaction_ms) IN ('integer', 'real') AND s.reaction_ms > 0 AND "
+                f"s.reaction_ms <= {SLAP_MS_MAX}")
         for seat, ms in self._c.execute(
-                "SELECT s.seat, MIN(s.reaction_ms) FROM slaps s JOIN games g ON g.id = "
-                "s.game_id WHERE g.started_at >= ? AND g.id > ? AND s.race = 'window' "
-                "GROUP BY s.seat", (since, after)):
-            if isinstance(seat, int) and 0 <= seat < 6 and isinstance(ms, int | float) \
-                    and 0 <= ms < 60_000:
-                fastest[seat] = float(ms)
-            else:
-                bad += 1
+                f"SELECT s.seat, MIN(s.reaction_ms) {tonight} AND {good} GROUP BY s.seat",
+                (since, after)):
+            fastest[int(seat)] = float(ms)
+        bad = int(self._c.execute(f"SELECT COUNT(*) {tonight} AND NOT ({good})",
+                                  (since, after)).fetchone()[0])
         for seat, count in self._c.execute(
                 "SELECT winner, COUNT(*) FROM games WHERE started_at >= ? AND id > ? AND "
                 "outcome = 'won' AND winner IS NOT NULL GROUP BY winner", (since, after)):
@@ -696,6 +729,13 @@ def _create(c: sqlite3.Connection) -> None:
     c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
+_ROW_REFUSED = ("SQLITE_ERROR", "SQLITE_CONSTRAINT", "SQLITE_MISMATCH", "SQLITE_RANGE",
+                "SQLITE_TOOBIG")
+"""Prefixes of SQLite's error names (https://www.sqlite.org/rescode.html) for an insert the
+table refuses because of the row or the table's shape (no such column, wrong column count,
+a constraint, a type mismatch, a value too big): retrying the same row fails the same way.
+Full, read-only, I/O, busy and locked are about the card, not the row."""
+
 _CORRUPT = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
 """SQLite's error names for a file that is damaged or is not a database; any other error
 (busy, locked, full, read-only, cannot open, I/O) says nothing about the file itself."""
@@ -726,6 +766,10 @@ def _unusable(path: Path) -> tuple[str, str] | None:
                                    f"({SCHEMA_VERSION})")
         if (version == 0 and names) or (version and not set(_TABLES) <= names):
             return "unknown", f"not a partytable database (version {version})"
+        if version:
+            shape = _wrong_columns(conn)
+            if shape is not None:
+                return "unknown", shape
         check = _first_problem(conn.execute("PRAGMA quick_check").fetchall())
         if check != "ok":
             return "damaged", f"integrity check failed ({check})"
@@ -735,6 +779,39 @@ def _unusable(path: Path) -> tuple[str, str] | None:
         raise
     finally:
         conn.close()
+    return None
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> tuple[str, ...]:
+    """``table``'s column names in order (``PRAGMA table_info``, https://www.sqlite.org/
+    pragma.html#pragma_table_info: one row per column, its name second)."""
+    return tuple(str(r[1]) for r in conn.execute(f"PRAGMA table_info({table})"))
+
+
+def _expected_columns() -> dict[str, tuple[str, ...]]:
+    """Each of :data:`_TABLES`' column names in order, as :data:`_SCHEMA` makes them (read
+    from an in-memory database, so the schema text stays the one source)."""
+    mem = sqlite3.connect(":memory:")
+    try:
+        mem.executescript(_SCHEMA)
+        return {t: _columns(mem, t) for t in _TABLES}
+    finally:
+        mem.close()
+
+
+_EXPECTED_COLUMNS = _expected_columns()
+"""Table name -> its column names in order; the inserts give values by position."""
+
+
+def _wrong_columns(conn: sqlite3.Connection) -> str | None:
+    """One line naming the first of :data:`_TABLES` whose columns (names, in order) are not
+    the schema's — ``"table slaps has columns game_id, seq, who, not game_id, seq, race,
+    ..."`` — or ``None`` when every table has the expected columns."""
+    for table, want in _EXPECTED_COLUMNS.items():
+        have = _columns(conn, table)
+        if have != want:
+            return (f"table {table} has columns {', '.join(have) or 'none'}, not "
+                    f"{', '.join(want)}")
     return None
 
 

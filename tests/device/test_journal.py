@@ -367,3 +367,95 @@ def test_tonights_leaderboard_counts_recent_games_until_cleared(
         board = db.leaderboard(now="2026-12-01T21:30:00Z")
         assert (dict(board.fastest), dict(board.wins)) == ({}, {})
         assert len(db.games()) == 4
+
+
+WRONG_SLAPS = "DROP TABLE slaps; CREATE TABLE slaps(game_id INTEGER, seq INTEGER, who TEXT);"
+"""A slaps table of the wrong shape (three columns where the schema has seven)."""
+
+
+def test_a_table_of_the_wrong_shape_is_set_aside_on_open(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A database of this schema version whose slaps table has other columns (PRAGMA
+    table_info) is set aside like a damaged one, with one notice naming the table; the new
+    database takes a slap row with its record."""
+    with GameDB.open(tmp_path) as db:
+        stored(db)
+        db._c.executescript(WRONG_SLAPS)
+    with caplog.at_level("WARNING", logger="partytable"), GameDB.open(tmp_path) as db:
+        (notice,) = db.notices
+        assert db.games() == []
+        game_id = db.new_game(HEADER)
+        db.append(game_id, RECORDS[2], SlapRow("window", 1, 309.0, None, False))
+        assert db.slaps(game_id) == [SlapRow("window", 1, 309.0, None, False)]
+    assert "slaps" in notice and "set aside" in notice and "\n" not in notice
+    assert notice in caplog.text
+    (aside,) = [p for p in tmp_path.iterdir() if p.name.startswith(DB_NAME + ".unknown-")
+                and not p.name.endswith(("-wal", "-shm"))]
+    conn = sqlite3.connect(aside)
+    assert conn.execute("SELECT COUNT(*) FROM records").fetchone()[0] == len(RECORDS)
+    conn.close()
+
+
+def test_a_slap_row_the_table_refuses_never_blocks_the_game(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The slaps table goes wrong while the console runs (after the open-time check): each
+    slap row it refuses is dropped with one log line naming the table, and its record and
+    every later one are still written, so the game is saved in full."""
+    from device.session import GameStore, JournalWriter
+
+    store = GameStore(tmp_path)
+    writer = JournalWriter(store, HEADER)
+    assert writer.append(RECORDS[0])
+    db = store.db()
+    assert db is not None
+    db._c.executescript(WRONG_SLAPS)
+    with caplog.at_level("WARNING", logger="partytable"):
+        for r in RECORDS[1:]:
+            slap = SlapRow("window", 2, 412.5, None, False) if r == RECORDS[2] else None
+            assert writer.append(r, slap)
+        assert writer.end(2, abandoned=False, summary={})
+    assert store.problem == "" and writer.game_id is not None
+    game = db.game(writer.game_id)
+    store.close()
+    refused = [m for m in caplog.messages if "slaps" in m]
+    assert len(refused) == 1 and "dropped" in refused[0]
+    assert game.records == RECORDS and game.outcome == "won"
+
+
+def test_a_full_card_drops_no_slap_row(tmp_path: Path) -> None:
+    """A slap row that fails for the card (SQLITE_FULL: ``PRAGMA max_page_count`` at the
+    pages there are, and a row that needs new ones), not for its shape, is never dropped:
+    append raises StateError, neither the record nor the row is written, and once there is
+    room the same append writes both."""
+    slap = SlapRow("w" * 20_000, 1, 309.0, None, False)  # overflow pages: needs room
+    with GameDB.open(tmp_path) as db:
+        game_id = db.new_game(HEADER)
+        pages = db._c.execute("PRAGMA page_count").fetchone()[0]
+        db._c.execute(f"PRAGMA max_page_count = {pages}").fetchone()
+        with pytest.raises(StateError, match="full"):
+            db.append(game_id, RECORDS[2], slap)
+        assert db.game(game_id).records == () and db.slaps(game_id) == []
+        db._c.execute("PRAGMA max_page_count = 1000000").fetchone()
+        db.append(game_id, RECORDS[2], slap)
+        assert db.slaps(game_id) == [slap] and db.game(game_id).records == (RECORDS[2],)
+
+
+@pytest.mark.parametrize("bad_ms", [-5.0, 0.0, 60_001.0, 1e300, "fast"])
+def test_one_damaged_slap_row_never_hides_a_seats_real_fastest(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, bad_ms: object
+) -> None:
+    """Seat 4's genuine 309 ms stays its fastest slap whatever one damaged row beside it
+    holds (negative, zero, over 60 s, absurd, text); the damaged row is one log line."""
+    seats6 = JournalHeader(game="riiing", seats=6, seed=1, options={}, first=0,
+                           device_seed=2, seat_kinds=("human",) * 6)
+    with GameDB.open(tmp_path) as db:
+        g = db.new_game(seats6, started_at="2026-12-01T19:00:00Z")
+        db.append(g, RECORDS[2], SlapRow("window", 4, 309.0, None, False))
+        db.append(g, RECORDS[2], SlapRow("window", 1, 500.0, None, False))
+        db._c.execute("INSERT INTO slaps VALUES (?, 99, 'window', 4, ?, NULL, 0)", (g, bad_ms))
+        with caplog.at_level("WARNING", logger="partytable"):
+            board = db.leaderboard(now="2026-12-01T21:00:00Z")
+    assert dict(board.fastest) == {4: 309.0, 1: 500.0}
+    assert "1 leaderboard rows of the wrong shape skipped" in caplog.text
