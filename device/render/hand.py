@@ -429,14 +429,28 @@ def _picker(draw: ImageDraw.ImageDraw, picker: Picker) -> None:
             _centred(draw, x + box_w // 2, y, label, size, ON)
 
 
+BANNER_TOP, BANNER_ROWS = 12, 41
+"""The banner's band: rows 12..52, between the header (ends at row 10) and the prompt line
+(starts at row 53)."""
+
+
 def _banner(draw: ImageDraw.ImageDraw, lines: tuple[str, ...]) -> None:
-    sizes = [18] + [10] * (len(lines) - 1)
-    heights = [_ink_height(line or "X", s) for line, s in zip(lines, sizes, strict=True)]
-    total = sum(heights) + 5 * (len(lines) - 1)
-    y = 12 + (41 - total) // 2
+    """Draw ``lines`` centred in the banner's band: the first big (18 px), the others small
+    (10 px), 5 px apart; where that does not fit the band (three lines with descenders)
+    the gaps shrink, then the first line drops to 14 px, so no line ever runs into the
+    header or the prompt line."""
+    gaps = max(0, len(lines) - 1)
+    for big in (18, 14, 10):
+        sizes = [big] + [10] * gaps
+        heights = [_ink_height(line or "X", s) for line, s in zip(lines, sizes, strict=True)]
+        gap = 5 if not gaps else max(1, min(5, (BANNER_ROWS - sum(heights)) // gaps))
+        total = sum(heights) + gap * gaps
+        if total <= BANNER_ROWS:
+            break
+    y = BANNER_TOP + max(0, (BANNER_ROWS - total) // 2)
     for line, size, h in zip(lines, sizes, heights, strict=True):
         _centred(draw, WIDTH // 2, y, fit(line, size, WIDTH - 2), size, ON)
-        y += h + 5
+        y += h + gap
 
 
 def _prompt(draw: ImageDraw.ImageDraw, model: HandScreenModel) -> None:

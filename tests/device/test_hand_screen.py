@@ -422,3 +422,19 @@ def test_prompts_fit_the_line_in_random_play(game: str) -> None:
                 screens += 1
         pos, _ = engine.apply(pos, rng.choice(engine.legal(pos)))
     assert screens > 100
+
+
+@pytest.mark.parametrize("banner", [
+    ("Lay Du bist! 5:", "Seat 3 goes next?", "then play on?"),
+    ("Lay 7, then", "Ziehen! 3 on top:", "Seat 3 draws a card?"),
+    ("Joyful gypsy?", "quickly jumping", "yoghurt gyre"),
+])
+def test_a_banner_stays_between_the_header_and_the_prompt(banner: tuple[str, ...]) -> None:
+    """A three-line banner (the Right on Time confirmation, with descenders) is drawn in
+    rows 12..52 only: nothing runs into the header (rows 0..10) or the prompt line (rows
+    53..63) — a fresh tester saw "Seat 3 goes next?" over "SEL: yes BACK: no"."""
+    empty = frame(HandScreenModel("", "", "", False, prompt=""))
+    shown = frame(HandScreenModel("", "", "", False, banner=banner, prompt=""))
+    for band in ((0, 0, WIDTH, 12), (0, 53, WIDTH, HEIGHT)):  # header, prompt line
+        assert shown.crop(band).tobytes() == empty.crop(band).tobytes(), band
+    assert lit(shown, (0, 12, WIDTH - 1, 52)) > 0.05
