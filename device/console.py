@@ -301,13 +301,14 @@ class Console:
         return None
 
     def _reactions(self) -> tuple[tuple[int, int], ...]:
-        """``(seat, ms)`` of every decided slap window of the game (not the wake-up
-        race), in order, from the session's record."""
+        """``(seat, ms)`` of every press counted in every decided slap window of the game
+        (not the wake-up race): each window's winner, then the seats it beat, windows in
+        order, from the session's record."""
         session = self.flow.session
         if session is None:
             return ()
-        return tuple((s.seat, round(s.ms)) for s in session.record.slaps
-                     if s.race == WINDOW_RACE)
+        return tuple((seat, round(ms)) for s in session.record.slaps if s.race == WINDOW_RACE
+                     for seat, ms in ((s.seat, s.ms), *s.others))
 
     def render(self, now_ns: int) -> int | None:
         """Draw a frame now, through the loop (so it knows the next frame's deadline);

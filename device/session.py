@@ -59,6 +59,13 @@ SLAP_PACE = {"easy": 1.3, "normal": 1.0, "hard": 0.8}
 player slaps at about 650 ms, a hard one at about 400 ms (never faster than its floor)."""
 
 
+def losers(decision: SlapDecision) -> tuple[tuple[Seat, float], ...]:
+    """The ``(seat, reaction ms)`` of every press ``decision`` counted but its winner's,
+    earliest first (a seat at the table only)."""
+    return tuple((c.seat, c.reaction_ns / MS) for c in decision.contenders
+                 if c.seat != decision.seat and 0 <= c.seat < 6)
+
+
 def strengths_for(kinds: Sequence[str], strengths: Sequence[str]) -> tuple[str, ...]:
     """One strength per seat: ``strengths`` where it is a known word for a computer seat,
     else :data:`DEFAULT_STRENGTH` (a person's seat, a short or missing list, an unknown
@@ -78,12 +85,15 @@ def device_seed_of(game_seed: int) -> int:
 @dataclass
 class SlapRecord:
     """One decided slap: ``seat``, reaction ``ms`` (t - t0), whether a seeded tie-break
-    decided it, and which race (:data:`WAKEUP_RACE` or :data:`WINDOW_RACE`)."""
+    decided it, which race (:data:`WAKEUP_RACE` or :data:`WINDOW_RACE`), and ``others``:
+    the ``(seat, ms)`` of every other press the arbiter counted in it (the losers, RI-6.3;
+    the game-over chart shows them all)."""
 
     seat: Seat
     ms: float
     tie: bool
     race: str
+    others: tuple[tuple[Seat, float], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """JSON object for ``summary.json``."""
@@ -370,7 +380,8 @@ class GameSession:
                     log.warning("journal record %d: slap record skipped (%s)", i + 1, err)
                     continue
                 self.record.slaps.append(SlapRecord(
-                    decision.seat, decision.reaction_ns / MS, decision.tie, r.kind))
+                    decision.seat, decision.reaction_ns / MS, decision.tie, r.kind,
+                    losers(decision)))
         return None
 
     def close(self, winner: Seat | None, *, abandoned: bool = False) -> None:
@@ -433,7 +444,8 @@ class GameSession:
         :data:`WINDOW_RACE`), with its reaction time and its margin to the next slapper
         (the ``slaps`` table)."""
         ms = decision.reaction_ns / MS
-        self.record.slaps.append(SlapRecord(decision.seat, ms, decision.tie, race))
+        self.record.slaps.append(SlapRecord(decision.seat, ms, decision.tie, race,
+                                            losers(decision)))
         others = [c.reaction_ns for c in decision.contenders if c.seat != decision.seat]
         margin = (min(others) - decision.reaction_ns) / MS if others else None
         self.journal.append(DecisionRecord(race, decision.to_json()),

@@ -92,8 +92,9 @@ class TableModel:
       ``reactions`` are given the chart takes the place of these lines)
     - ``win_reason``: game over: how the game was won ("Seat 3 played their last card",
       the plugin's ``win_reason``), ``""`` for none
-    - ``reactions``: game over: ``(seat, reaction_ms)`` of every decided slap window (not
-      the wake-up race) in order, drawn as a chart of every seat's times; ``()`` for none
+    - ``reactions``: game over: ``(seat, reaction_ms)`` of every press counted in every
+      decided slap window (the winner's and the others'; not the wake-up race) in order,
+      drawn as a chart of every seat's times; ``()`` for none
     - ``banner``: an error the party must see ("Seat 2 handheld unplugged — plug it back in")
     - ``lobby``: the lobby menu in phase ``"lobby"``
     - ``keymap``: simulator key help lines; drawn only by the simulator's frame, may be empty

@@ -504,8 +504,8 @@ class TableScene:
         )
 
     def _chart(self, m: TableModel) -> tuple[SlapRow, ...]:
-        """The game-over chart's rows: every seat in the game with the reaction times (ms)
-        of the slap windows it won, in order; ``()`` when no window was won."""
+        """The game-over chart's rows: every seat in the game with its reaction times (ms)
+        in the slap windows, won or not, in order; ``()`` when no window was decided."""
         if not m.reactions:
             return ()
         seats = [b.seat for b in m.seats] or sorted({s for s, _ms in m.reactions})

@@ -732,7 +732,7 @@ class ResultSpec:
             ctx.line(self.hint, 60, YELLOW, bar.center, bar.width - 40, 48)
 
 
-CHART_TITLE = "Slaps won, ms"
+CHART_TITLE = "Reaction times, ms"
 """The slap chart's heading, above the seat names."""
 
 CHART_STEPS = (50, 100, 200, 250, 500, 1000, 2000, 5000)
@@ -751,8 +751,8 @@ def chart_axis(longest_ms: int) -> tuple[int, int]:
 
 def _slap_chart(ctx: Paint, area: pygame.Rect, rows: tuple[SlapRow, ...]) -> None:
     """Every seat's reaction times as a strip chart in ``area``: a row per seat (its
-    number disc, name, a dot per won window at its time on a shared axis from 0 ms, its
-    best time), tick labels on top."""
+    number disc, name, a dot per slap it made in a window, won or not, at its time on a
+    shared axis from 0 ms, its best time), tick labels on top."""
     if not rows or area.height < 60:
         return
     times = [ms for row in rows for ms in row[3]]
@@ -791,7 +791,7 @@ def _slap_chart(ctx: Paint, area: pygame.Rect, rows: tuple[SlapRow, ...]) -> Non
             centre = (x_of(ms), cy)
             pygame.draw.circle(ctx.canvas, INK, centre, dot + 3)
             pygame.draw.circle(ctx.canvas, colour, centre, dot)
-        best = f"best {min(ms_list)} ms" if ms_list else "no slap won"
+        best = f"best {min(ms_list)} ms" if ms_list else "no slap"
         b = ctx.text.fit(best, min(48, row_h - 8), TEXT if ms_list else TEXT_DIM, best_w, 24)
         ctx.canvas.blit(b, b.get_rect(midright=(area.right, cy)))
         y += row_h

@@ -761,3 +761,32 @@ def test_tonights_leaderboard_reads_as_large_as_the_other_lobby_rows(tmp_path: P
     assert listed == entries and seen <= entries
     labels = [label for key, label, _v in rows if key == "board" and label]
     assert labels == ["Fastest slaps", "Games won"]
+
+
+def test_the_chart_counts_every_press_of_a_window_not_only_the_winners(
+    display: TableDisplay,
+) -> None:
+    """Issue 10 scope 6 ("a small chart of every seat's reaction times"): seat 2 wins a
+    window at 240 ms, seat 1 pressed at 250 ms (inside the settle time, so the arbiter
+    counted it): both times are on the game-over chart, the winner's first."""
+    console = console_of(display, ("human", "human"))
+    game = get_game("riiing")
+    pos = game.parse_position({
+        "game": "riiing", "seats": 2, "hands": [["5C/>", "9S/O"], ["2S/=", "6S/<"]],
+        "draw": ["3T/*S", "6A/<"], "discard": ["7A/E"], "to_move": 0, "seed": 42,
+        "demand": None, "window": "S", "winner": None,
+    })
+    clock = console.clock
+    assert isinstance(clock, FakeClock)
+    console.play_from(pos, clock.now_ns())
+    console.render(clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None
+    clock.advance(500 * MS)
+    console.queue.post(Press(1, t0 + 240 * MS))
+    console.queue.post(Press(0, t0 + 250 * MS))
+    console.step()
+    console.step()
+    console.step()
+    assert console.phase is Phase.GAMEOVER
+    assert console.model(clock.now_ns()).reactions == ((1, 240), (0, 250))
