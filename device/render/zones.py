@@ -732,7 +732,7 @@ class ResultSpec:
             ctx.line(self.hint, 60, YELLOW, bar.center, bar.width - 40, 48)
 
 
-CHART_TITLE = "Reaction times, ms"
+CHART_TITLE = "Slap times, ms"
 """The slap chart's heading, above the seat names."""
 
 CHART_STEPS = (50, 100, 200, 250, 500, 1000, 2000, 5000)
