@@ -673,12 +673,10 @@ def test_console_model_reads_the_flows_slap_and_round_end(
     assert len(odd) == 3
 
 
-def test_a_slap_that_empties_the_hand_ends_the_game_with_reason_and_chart(
-    display: TableDisplay, tmp_path: Path
-) -> None:
-    """Seat 2 slaps a RIIING! window holding only cards of its symbol: the game is over,
-    the model says how it was won and lists that window's reaction time for the chart
-    (the wake-up race is not in it)."""
+def soap_window(display: TableDisplay) -> tuple[Console, FakeClock, int]:
+    """A 2-seat Riiing! console with a soap RIIING! window open (seat 2 holds only soap
+    cards, so its slap wins the game), 500 ms after the window's flip: (console, clock,
+    the flip's t0 in ns)."""
     console = console_of(display, ("human", "human"))
     game = get_game("riiing")
     pos = game.parse_position({
@@ -693,6 +691,16 @@ def test_a_slap_that_empties_the_hand_ends_the_game_with_reason_and_chart(
     t0 = console.flow.race.arbiter.t0_ns
     assert t0 is not None
     clock.advance(500 * MS)
+    return console, clock, t0
+
+
+def test_a_slap_that_empties_the_hand_ends_the_game_with_reason_and_chart(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """Seat 2 slaps a RIIING! window holding only cards of its symbol: the game is over,
+    the model says how it was won and lists that window's reaction time for the chart
+    (the wake-up race is not in it)."""
+    console, clock, t0 = soap_window(display)
     queue = console.queue
     queue.post(Press(1, t0 + 240 * MS))
     console.step()
@@ -769,20 +777,7 @@ def test_the_chart_counts_every_press_of_a_window_not_only_the_winners(
     """Issue 10 scope 6 ("a small chart of every seat's reaction times"): seat 2 wins a
     window at 240 ms, seat 1 pressed at 250 ms (inside the settle time, so the arbiter
     counted it): both times are on the game-over chart, the winner's first."""
-    console = console_of(display, ("human", "human"))
-    game = get_game("riiing")
-    pos = game.parse_position({
-        "game": "riiing", "seats": 2, "hands": [["5C/>", "9S/O"], ["2S/=", "6S/<"]],
-        "draw": ["3T/*S", "6A/<"], "discard": ["7A/E"], "to_move": 0, "seed": 42,
-        "demand": None, "window": "S", "winner": None,
-    })
-    clock = console.clock
-    assert isinstance(clock, FakeClock)
-    console.play_from(pos, clock.now_ns())
-    console.render(clock.now_ns())
-    t0 = console.flow.race.arbiter.t0_ns
-    assert t0 is not None
-    clock.advance(500 * MS)
+    console, clock, t0 = soap_window(display)
     console.queue.post(Press(1, t0 + 240 * MS))
     console.queue.post(Press(0, t0 + 250 * MS))
     console.step()
