@@ -95,7 +95,7 @@ class HandScreenModel:
     - ``turn``: ``"YOUR TURN"``, ``"SEAT 2"`` (whose turn), ``"SLAP!"`` (a slap window),
       ``"GAME OVER"``, the game title in the lobby; ``my_turn``: this seat is to act
       (the header's turn word is drawn inverted)
-    - ``condition``: the condition in short (``"> 6"``, ``"TOAST!"``, ``"PHONE x2"``,
+    - ``condition``: the condition in short (``"OVER 6"``, ``"TOAST!"``, ``"PHONE x2"``,
       ``"top 5"``) or ``""``
     - ``tiles``: the visible part of the card strip (at most :data:`VISIBLE_TILES`);
       ``cursor``: index into ``tiles`` of the cursor tile or ``None``; ``scroll_left`` /

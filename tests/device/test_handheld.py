@@ -342,12 +342,15 @@ def test_riiing_scroll_arrows_and_visible_tiles() -> None:
 
 
 def test_riiing_condition_short_forms() -> None:
-    """The header condition: "> 6", open "ANY" after a Phone, "2 5 8", "ODD" (RI-3)."""
-    assert riiing_condition(rview([], [])) == "> 6"
+    """The header condition in words, not notation (RI-3): "OVER 6", open "ANY" after a
+    Phone, "2 5 8", "ODD", "COFFEES" (any coffee card), "UNDER 6", "SAME 6"."""
+    assert riiing_condition(rview([], [])) == "OVER 6"
+    assert riiing_condition(rview([], [], condition="<")) == "UNDER 6"
+    assert riiing_condition(rview([], [], condition="=")) == "SAME 6"
     assert riiing_condition(rview([], [], last_card="P/>")) == "ANY"
     assert riiing_condition(rview([], [], condition="{2,5,8}")) == "2 5 8"
     assert riiing_condition(rview([], [], condition="O")) == "ODD"
-    assert riiing_condition(rview([], [], condition="~", last_card="!C/E")) == "~COFFEE"
+    assert riiing_condition(rview([], [], condition="~", last_card="!C/E")) == "COFFEES"
     assert riiing_condition(rview([], [], condition=None)) == "ANY"
 
 

@@ -23,7 +23,7 @@ from engine.riiing.view import RiiingView
 
 def hand_condition(view: RiiingView) -> str:
     """The condition in force as a short header word (RI-3, RI-5.3, RI-5.4, RI-6.2):
-    ``"> 6"``, ``"< 6"``, ``"= 6"``, ``"~COFFEE"``, ``"EVEN"``, ``"ODD"``, ``"2 5 8"``,
+    ``"OVER 6"``, ``"UNDER 6"``, ``"SAME 6"``, ``"COFFEES"``, ``"EVEN"``, ``"ODD"``, ``"2 5 8"``,
     ``"ANY"`` (open), ``"TOAST!"`` (demand), ``"PHONE x2"`` (chain), ``"RIIING!"``."""
     if view.winner is not None:
         return ""

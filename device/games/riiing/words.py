@@ -100,14 +100,16 @@ class Condition:
         return self.kind == "~" and self.symbol is None
 
     def short(self) -> str:
-        """The hand screen's short form: ``"> 6"``, ``"~COFFEE"``, ``"EVEN"``, ``"ODD"``,
-        ``"2 5 8"``, ``"ANY"`` when open; an unknown back as given."""
+        """The hand screen's short form, in words (it must fit the 128 px header beside
+        "YOUR TURN"): ``"OVER 6"``, ``"UNDER 6"``, ``"SAME 6"``, ``"COFFEES"`` (any coffee
+        card), ``"EVEN"``, ``"ODD"``, ``"2 5 8"``, ``"ANY"`` when open; an unknown back as
+        given."""
         if self.is_open:
             return "ANY"
-        if self.kind in (">", "<", "="):
-            return f"{self.kind} {self.number}"
+        if self.kind in SHORT_WORDS:
+            return f"{SHORT_WORDS[self.kind]} {self.number}"
         if self.kind == "~":
-            return "~" + word(self.symbol)
+            return word(self.symbol) + "S"
         if self.kind == "E":
             return "EVEN"
         if self.kind == "O":
@@ -115,6 +117,10 @@ class Condition:
         if self.kind == "one_of":
             return " ".join(str(n) for n in self.numbers)
         return self.code
+
+
+SHORT_WORDS = {">": "OVER", "<": "UNDER", "=": "SAME"}
+"""The hand header's word for each number condition (RI-3.2)."""
 
 
 def read_condition(back: str | None, last_card: str) -> Condition:
