@@ -117,3 +117,22 @@ def test_a_demand_that_stops_at_a_reverse_reads_on_the_tv() -> None:
     assert game.view(after, None).window == "S"
     line = get_plugin("riiing").narrate(events)
     assert line == "Seat 1 drew 1 card · the TOAST demand ends, RIIING! SOAP: SLAP!"
+
+
+def test_the_match_winning_lay_reads_as_one_sentence() -> None:
+    """The lay that wins the last round and the match: no "!," and no shouting in the
+    middle of the line (a fresh tester saw "wins round 6!, WINS THE MATCH!")."""
+    last = [Event("play", 0, ("7",)), Event("out", 0), Event("round", 0, (), 6),
+            Event("match", 0)]
+    line = get_plugin("right-on-time").narrate(last)
+    assert line is not None
+    assert "!," not in line and "WINS" not in line
+    assert line.endswith("wins round 6, wins the match!"), line
+
+
+def test_match_results_name_the_seats() -> None:
+    """Game over's result line names seats in words ("Seat 1: 3"), not "S1: 3"."""
+    plugin = get_plugin("right-on-time")
+    pos = plugin.engine.new(3, 5, {}, 0)
+    (line,) = plugin.results(pos)
+    assert "Seat 1: 0" in line and "Seat 3: 0" in line and "S1" not in line

@@ -16,6 +16,7 @@ from device.render.cards import CardPainter
 from device.render.model import RoundEnd
 from device.render.palette import TEXT_DIM, Colour
 from device.render.zones import Chip
+from device.words import seat_name
 from engine.core import Event, Seat
 from engine.right_on_time.view import RightOnTimeView
 
@@ -89,7 +90,7 @@ class RightOnTimePlugin(GamePlugin):
     def results(self, pos: Any) -> tuple[str, ...]:
         """The match's rounds and every seat's points (RT-7.1)."""
         view = self.engine.view(pos, None)
-        points = "  ".join(f"S{i + 1}: {p}" for i, p in enumerate(view.scores))
+        points = "   ".join(f"{seat_name(i)}: {p}" for i, p in enumerate(view.scores))
         return (f"Rounds: {view.round}   Points: {points}",)
 
     def summary(self, pos: Any) -> dict[str, Any]:

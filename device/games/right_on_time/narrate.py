@@ -54,9 +54,9 @@ def event_line(ev: Event) -> str | None:
     if ev.kind == "swap":
         return f"{who} swapped in a bonus card"
     if ev.kind == "round":
-        return f"{who} wins round {ev.value}!"
+        return f"{who} wins round {ev.value}"
     if ev.kind == "match":
-        return f"{who} WINS THE MATCH!"
+        return f"{who} wins the match!"
     return None
 
 
