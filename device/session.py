@@ -38,7 +38,7 @@ from device.journal import (
 )
 from device.seats import SeatKind
 from device.slap_race import RaceTiming, computer_reaction_ns
-from engine.core import Bot, EngineError, Event, OptionValue, Seat, observes
+from engine.core import Bot, EngineError, Event, OptionValue, Seat, observes, tell_observers
 
 log = logging.getLogger("partytable")
 
@@ -430,10 +430,7 @@ class GameSession:
         player that learns from the table's public history (``engine.core.observes``),
         live and in a journal's replay alike, so a resumed player knows what it knew."""
         watchers = [bot for bot in self.bots.values() if observes(bot)]
-        if watchers:
-            seen, now = self.engine.view(before, None), self.engine.view(self.pos, None)
-            for bot in watchers:
-                bot.observe(seen, action, now)
+        tell_observers(watchers, self.engine.view, before, action, self.pos)
 
     def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """Journal a device decision (a stuck button, a late arrival)."""

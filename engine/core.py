@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, ClassVar, Generic, TypeVar
@@ -321,6 +321,19 @@ def observes(bot: object) -> bool:
     worth the time); ``False`` for an object without ``observe`` (a duck-typed bot)."""
     method = getattr(type(bot), "observe", None)
     return method is not None and method is not Bot.observe
+
+
+def tell_observers(
+    watchers: Sequence[Any], view: Callable[[Any, Seat | None], Any],
+    before: Any, action: Any, after: Any,
+) -> None:
+    """Send one applied ``action`` to every bot in ``watchers`` (those that
+    :func:`observes`) with the table's public views of ``before`` and ``after``
+    (``view(pos, None)``, built once for all of them); nothing to do without watchers."""
+    if watchers:
+        seen, now = view(before, None), view(after, None)
+        for bot in watchers:
+            bot.observe(seen, action, now)
 
 
 @dataclass(frozen=True, slots=True)

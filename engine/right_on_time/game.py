@@ -43,6 +43,7 @@ from engine.core import (
     Outcome,
     Seat,
     observes,
+    tell_observers,
 )
 from engine.right_on_time import actions as _actions
 from engine.right_on_time.actions import Draw, RotAction, to_action, to_move_tuple
@@ -234,10 +235,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             forced = isinstance(action, Draw) and forced_draw(pos, seat)
             before = pos
             pos, events = self.apply(pos, action)
-            if watchers:
-                seen, now = self.view(before, None), self.view(pos, None)
-                for bot in watchers:
-                    bot.observe(seen, action, now)
+            tell_observers(watchers, self.view, before, action, pos)
             note = ""
             for event in events:
                 if event.kind == "round":

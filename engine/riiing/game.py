@@ -26,6 +26,7 @@ from engine.core import (
     Outcome,
     Seat,
     observes,
+    tell_observers,
 )
 from engine.riiing import rules
 from engine.riiing.actions import TIMEOUT, RiiingAction
@@ -141,8 +142,5 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
                 line = LogLine(mover, str(action))
             before = pos
             pos, events = rules.apply(pos, action)
-            if watchers:
-                seen, now = rules.view(before, None), rules.view(pos, None)
-                for bot in watchers:
-                    bot.observe(seen, action, now)
+            tell_observers(watchers, rules.view, before, action, pos)
             yield line, pos, events
