@@ -175,20 +175,20 @@ class HeuristicBot(Bot[RightOnTimeView, RotAction]):
         others = [s for s in range(n) if s != me and s not in view.out]
         score = 0.0
         if racing:
-            nxt = target if kind == ">" else _next_seat(view, me)
+            nxt = target if kind == ">" else next_seat(view.seats, view.out, me)
             deck = str(dict(view.options).get("deck", STANDARD_DECK))
-            danger = _empty_chance(deck, counts[nxt], top_after) if nxt != me else 0.0
+            danger = empty_chance(deck, counts[nxt], top_after) if nxt != me else 0.0
             alone = len(others) == 1 and counts[nxt] == 1
-            ready = _ready_on(kept, top_after) if alone else _ready(kept)
+            ready = _ready_on(kept, top_after) if alone else ready_chance(kept)
             if len(kept) >= 3:
-                ready = self.w_ready2 * max(_ready(pair) for pair in _pairs(kept))
+                ready = self.w_ready2 * max(ready_chance(pair) for pair in _pairs(kept))
             score += self.w_race * (1.0 - danger) * (self.w_base + ready)
             score -= self.w_size * size
         else:
-            score -= self.w_risk * _risk(kept)
+            score -= self.w_risk * risk_chance(kept)
             if len(kept) >= 3:
-                score -= self.w_risk2 * min(_risk(pair) for pair in _pairs(kept))
-            score += self.w_ready * _ready(kept) - self.w_keep * size
+                score -= self.w_risk2 * min(risk_chance(pair) for pair in _pairs(kept))
+            score += self.w_ready * ready_chance(kept) - self.w_keep * size
             if kind == "@" and target != me:
                 score -= self.w_hit / max(1, view.hand_counts[target])
             if kind == ">":
@@ -260,7 +260,7 @@ def _pair_ok(a: Card, b: Card, top: int) -> float:
     return chance
 
 
-def _risk(hand: Sequence[Card]) -> float:
+def risk_chance(hand: Sequence[Card]) -> float:
     """Chance that ``hand`` must go out at the seat's next turn (no lay that keeps a card)."""
     if len(hand) >= 3:
         return 0.0
@@ -269,7 +269,7 @@ def _risk(hand: Sequence[Card]) -> float:
 
 @lru_cache(maxsize=4096)
 def _risk_of(hand: tuple[Card, ...]) -> float:
-    """:func:`_risk` of a sorted hand of at most two cards (cached)."""
+    """:func:`risk_chance` of a sorted hand of at most two cards (cached)."""
     if not hand:
         return 1.0
     total = 0.0
@@ -296,7 +296,7 @@ def _ready_on(hand: Sequence[Card], top: int) -> float:
     return 0.0 if hand else 1.0
 
 
-def _ready(hand: Sequence[Card]) -> float:
+def ready_chance(hand: Sequence[Card]) -> float:
     """Chance that ``hand`` can be emptied at the seat's next turn."""
     if len(hand) >= 3 or not hand:
         return 0.0 if hand else 1.0
@@ -305,7 +305,7 @@ def _ready(hand: Sequence[Card]) -> float:
 
 @lru_cache(maxsize=4096)
 def _ready_of(hand: tuple[Card, ...]) -> float:
-    """:func:`_ready` of a sorted hand of one or two cards (cached)."""
+    """:func:`ready_chance` of a sorted hand of one or two cards (cached)."""
     total = 0.0
     for top, weight in enumerate(_TOPS):
         if len(hand) == 1:
@@ -330,7 +330,7 @@ def _deck_odds(deck: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
     return tuple(one), tuple(two)
 
 
-def _empty_chance(deck: str, count: int, top: int) -> float:
+def empty_chance(deck: str, count: int, top: int) -> float:
     """Chance that a seat with ``count`` unknown cards of deck ``deck`` (option value) empties its
     hand on ``top`` now."""
     if count == 1:
@@ -340,11 +340,12 @@ def _empty_chance(deck: str, count: int, top: int) -> float:
     return 0.0
 
 
-def _next_seat(view: RightOnTimeView, seat: Seat) -> Seat:
-    """The next seat clockwise from ``seat`` still in the round (``seat`` if none)."""
-    for k in range(1, view.seats):
-        nxt = (seat + k) % view.seats
-        if nxt not in view.out:
+def next_seat(seats: int, out: Sequence[Seat], seat: Seat) -> Seat:
+    """The next seat clockwise from ``seat`` still in the round (not in ``out``, RT-6.1),
+    or ``seat`` if none."""
+    for k in range(1, seats):
+        nxt = (seat + k) % seats
+        if nxt not in out:
             return nxt
     return seat
 

@@ -30,7 +30,14 @@ from engine._common import STANDARD_DECK
 from engine.core import Bot, Card
 from engine.ismcts import Search, search
 from engine.right_on_time.actions import Move, RotAction, to_move_tuple
-from engine.right_on_time.bots import WIN, HeuristicBot, _empty_chance, _ready, _risk
+from engine.right_on_time.bots import (
+    WIN,
+    HeuristicBot,
+    empty_chance,
+    next_seat,
+    ready_chance,
+    risk_chance,
+)
 from engine.right_on_time.cards import VALUE, load_deck, unjoker
 from engine.right_on_time.options import RotOptions
 from engine.right_on_time.rules import Table, apply_move, gen_moves
@@ -200,13 +207,13 @@ class RightOnTimeSearch(Search[Table, Move]):
                 elif race:
                     pile: tuple[Card, ...] = move[2]  # type: ignore[assignment]
                     top = VALUE[pile[-1]]
-                    nxt = target if kind == ">" else self._next_seat(state, seat)
+                    nxt = target if kind == ">" else next_seat(state.seats, state.out, seat)
                     count = len(hands[nxt]) + (kind == "@" and target == nxt)
-                    danger = _empty_chance(self.deck, count, top) if nxt != seat else 0.0
-                    ready = _ready(kept) if len(kept) < 3 else 0.0
+                    danger = empty_chance(self.deck, count, top) if nxt != seat else 0.0
+                    ready = ready_chance(kept) if len(kept) < 3 else 0.0
                     value = 1000.0 * (1.0 - danger) * (0.3 + ready) - 10.0 * len(kept)
                 else:
-                    value = -200.0 * _risk(kept) + 20.0 * _ready(kept) - 5.0 * len(kept)
+                    value = -200.0 * risk_chance(kept) + 20.0 * ready_chance(kept) - 5.0 * len(kept)
                     if kind == "@" and target != seat:
                         value -= 15.0 / max(1, len(hands[target]))
                     elif kind == ">":
@@ -215,16 +222,6 @@ class RightOnTimeSearch(Search[Table, Move]):
             if value > best_value:
                 best, best_value = move, value
         return best
-
-    @staticmethod
-    def _next_seat(state: Table, seat: int) -> int:
-        """The next seat clockwise from ``seat`` still in the round (``seat`` if none)."""
-        seats = state.seats
-        for k in range(1, seats):
-            nxt = (seat + k) % seats
-            if nxt not in state.out:
-                return nxt
-        return seat
 
     def rewards(self, state: Table) -> list[float]:
         """Each seat's chance to win the match from the scores after the round
