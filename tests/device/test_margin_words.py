@@ -5,8 +5,6 @@ the pile zone's result box both say a margin under a millisecond as "by less tha
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from view_builders import rview
 
@@ -28,16 +26,6 @@ from engine import get_game
 
 MS = 1_000_000
 S = 1_000_000_000
-
-
-@pytest.fixture
-def display() -> Iterator[TableDisplay]:
-    """A small table display on SDL's dummy driver with a fake clock."""
-    d = TableDisplay("dummy", (480, 270), clock=FakeClock(100 * S))
-    try:
-        yield d
-    finally:
-        d.close()
 
 
 def window_console(display: TableDisplay) -> tuple[Console, FakeClock, FakeQueue, int]:
