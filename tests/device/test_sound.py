@@ -17,6 +17,7 @@ import sys
 import textwrap
 import wave
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -457,9 +458,11 @@ def test_a_whole_console_game_plays_the_sound_of_each_event(
         player.close()
 
 
-def test_a_refused_action_buzzes(dummy_audio: None) -> None:
-    """An action the engine refuses (here a card seat 0 does not hold) plays the refusal
-    buzz, and the game goes on."""
+@contextmanager
+def cued_console(game: str) -> Iterator[tuple[Console, FakeClock, FakeQueue, list[str]]]:
+    """A started two-person console of ``game`` whose cues play on a real
+    :class:`SoundPlayer` (each cue's channel holds that cue's sound); yields the console,
+    its clock and queue, and the names of the cues played, in order."""
     clock = FakeClock(100 * S)
     display = TableDisplay("dummy", (640, 360), clock=clock)
     player = SoundPlayer(7)
@@ -471,22 +474,29 @@ def test_a_refused_action_buzzes(dummy_audio: None) -> None:
         played.append(name)
 
     try:
+        queue = FakeQueue(clock)
         console = Console(
-            clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display),
+            clock=clock, queue=queue, presenter=TablePresenter(display),
             seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
-            choices=LobbyChoices(game="right-on-time", kinds=("human", "human")),
+            choices=LobbyChoices(game=game, kinds=("human", "human")),
             game_seed=4, timing=Timing(), skip_lobby=True, cue=cue)
         console.start()
+        yield console, clock, queue, played
+    finally:
+        display.close()
+        player.close()
+
+
+def test_a_refused_action_buzzes(dummy_audio: None) -> None:
+    """An action the engine refuses (here a card seat 0 does not hold) plays the refusal
+    buzz, and the game goes on."""
+    with cued_console("right-on-time") as (console, clock, _queue, played):
         assert console.phase == "play"
         held = set(console.plugin.engine.view(console.pos, 0).hand)
         card = next(c for c in "123456789" if c not in held)
         assert not console.flow.submit(0, f"play {card}", clock.now_ns())
         assert played == ["refusal"]
         assert console.phase == "play"
-    finally:
-        display.close()
-        player.close()
-
 
 
 def riiing_soap_position() -> object:
@@ -510,24 +520,7 @@ def test_a_key_the_hand_composer_refuses_buzzes(
     another seat is to move: the reason shows on that hand, nothing reaches the engine)
     plays the refusal buzz once per refused key, like a refusal from the engine; a key
     that only moves the cursor is silent."""
-    clock = FakeClock(100 * S)
-    display = TableDisplay("dummy", (640, 360), clock=clock)
-    player = SoundPlayer(7)
-    played: list[str] = []
-
-    def cue(name: str) -> None:
-        channel = player.play_channel(name)
-        assert channel is not None and channel.get_sound() is player.sounds[name]
-        played.append(name)
-
-    try:
-        queue = FakeQueue(clock)
-        console = Console(
-            clock=clock, queue=queue, presenter=TablePresenter(display),
-            seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
-            choices=LobbyChoices(game=game, kinds=("human", "human")),
-            game_seed=4, timing=Timing(), skip_lobby=True, cue=cue)
-        console.start()
+    with cued_console(game) as (console, clock, queue, played):
         if game == "riiing":
             console.play_from(riiing_soap_position(), clock.now_ns())
         assert console.phase == "play"
@@ -546,9 +539,6 @@ def test_a_key_the_hand_composer_refuses_buzzes(
         queue.post(KeyPress(seat, "right", clock.now_ns()))
         console.step()
         assert played == ["refusal", "refusal"]
-    finally:
-        display.close()
-        player.close()
 
 
 # --------------------------------------------------------------------------- config, flags
