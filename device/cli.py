@@ -85,8 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("out"), help="headless: frames folder")
     p.add_argument("--state-dir", type=Path, default=None,
                    help="game database and lobby choices (default: the simulator's "
-                        "$XDG_STATE_HOME/partytable, headless OUT/state, on a Pi the "
-                        "config's [paths] state_dir)")
+                        "$XDG_STATE_HOME/partytable, on a Pi the config's [paths] "
+                        "state_dir; headless games always keep theirs in OUT/state)")
     p.add_argument("--humans", type=int, default=None,
                    help="simulator: how many seats are people (the rest are computers)")
     p.add_argument("--bot-slap-ms", type=float, default=BOT_SLAP_MS,

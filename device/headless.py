@@ -82,7 +82,12 @@ def run_headless(args: argparse.Namespace) -> int:
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     games = list(PLUGINS) if args.game in (None, "both") else [args.game]
     seats = args.seats or 4
-    state_dir = (args.state_dir or args.out / "state").absolute()
+    # a headless game keeps its journal beside its frames, never in --state-dir: there it
+    # would end the console's unfinished game and overwrite its lobby choices
+    state_dir = (args.out / "state").absolute()
+    if args.state_dir is not None:
+        print(f"headless: games are kept in {state_dir}, not in --state-dir {args.state_dir} "
+              "(its unfinished game and lobby choices stay as they are)", file=sys.stderr)
     summaries = []
     try:
         for game in games:

@@ -64,3 +64,26 @@ def test_a_window_that_cannot_open_falls_back_to_the_headless_game(tmp_path: Pat
     assert "headless" in done.stdout.splitlines()[0]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["games"][0]["winner"] is not None
+
+
+def test_a_headless_game_leaves_the_state_dir_alone(tmp_path: Path) -> None:
+    """--headless with --state-dir (also the simulator's fallback): the folder's lobby
+    choices and game database are not touched — a headless game there ended the
+    console's unfinished game and rewrote lobby.json (found by a fresh tester); its games
+    are kept beside its frames, said in one line."""
+    state = tmp_path / "state"
+    state.mkdir()
+    choices = '{"game": "riiing", "strengths": ["hard", "hard", "normal"], "volume": 0}'
+    (state / "lobby.json").write_text(choices)
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",
+               PYGAME_HIDE_SUPPORT_PROMPT="1")
+    done = subprocess.run(
+        [sys.executable, "-m", "device", "--headless", "--game", "riiing", "--seats", "2",
+         "--out", str(tmp_path / "out"), "--state-dir", str(state)],
+        env=env, capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert (state / "lobby.json").read_text() == choices
+    assert sorted(p.name for p in state.iterdir()) == ["lobby.json"]
+    assert (tmp_path / "out" / "state" / "partytable.db").exists()
+    assert "not in --state-dir" in done.stderr
