@@ -116,13 +116,14 @@ class FastState:
     Fields mirror :class:`RiiingPosition`: ``hands`` (lists of ids in hand order),
     ``draw`` (ids, REVERSED: top last), ``discard`` (ids, bottom first), ``to_move``,
     ``seed``, ``demand`` (symbol index or -1), ``phones`` (chain length, 0 if none),
-    ``window`` (symbol index or -1), ``winner`` (seat or -1; ``to_move`` is -1 then).
-    Build one with :meth:`from_position` or :meth:`new`.
+    ``window`` (symbol index or -1), ``winner`` (seat or -1; ``to_move`` is -1 then),
+    ``opening`` (True until the first turn action, RI-6.3).  Build one with
+    :meth:`from_position` or :meth:`new`.
     """
 
     __slots__ = (
-        "demand", "discard", "draw", "hands", "options", "phones", "seats", "seed", "table",
-        "to_move", "window", "winner",
+        "demand", "discard", "draw", "hands", "opening", "options", "phones", "seats", "seed",
+        "table", "to_move", "window", "winner",
     )  # fmt: skip
 
     def __init__(
@@ -147,6 +148,7 @@ class FastState:
         self.phones = 0
         self.window = table.reverse[draw[-1]] if draw else _NONE
         self.winner = _NONE
+        self.opening = False
 
     @staticmethod
     def from_position(pos: RiiingPosition) -> FastState:
@@ -168,6 +170,7 @@ class FastState:
             state.phones = demand.phones
         state.window = _NONE if pos.window is None else SYMBOLS.index(pos.window)
         state.winner = _NONE if pos.winner is None else pos.winner
+        state.opening = pos.opening
         return state
 
     @staticmethod
@@ -186,7 +189,9 @@ class FastState:
         hands = [deck[seat:dealt:seats] for seat in range(seats)]
         draw = deck[dealt + 1 :]
         draw.reverse()
-        return FastState(table, options, hands, draw, [deck[dealt]], first, seed)
+        state = FastState(table, options, hands, draw, [deck[dealt]], first, seed)
+        state.opening = True
+        return state
 
     def position(self) -> RiiingPosition:
         """The immutable :class:`RiiingPosition` of this state."""
@@ -207,6 +212,7 @@ class FastState:
             demand=demand,
             window=None if self.window == _NONE else SYMBOLS[self.window],
             winner=None if self.winner == _NONE else self.winner,
+            opening=self.opening,
         )
 
     def action_text(self, action: int) -> str:
@@ -273,6 +279,7 @@ class FastState:
         if left == self.seats:
             left = 0
         if action >= 0:
+            self.opening = False
             hand = self.hands[seat]
             hand.remove(action)
             self.discard.append(action)
@@ -289,6 +296,7 @@ class FastState:
                 self.phones += 1
             self.to_move = left
         elif action == DRAW:
+            self.opening = False
             symbol = self.demand
             if symbol == _NONE:
                 self._draw_into(seat, 1)
@@ -313,6 +321,7 @@ class FastState:
                         break  # RI-5.3: the reverse shows, the drawing stops (RI-6.1)
             self.to_move = left
         elif action == TAKE:
+            self.opening = False
             self._draw_into(seat, self.phones)
             self.phones = 0
             if not self.draw:
@@ -334,7 +343,8 @@ class FastState:
                 if not kept:
                     self._win(slapper)
                     return
-                self.to_move = slapper + 1 if slapper + 1 < self.seats else 0
+                if not self.opening:
+                    self.to_move = slapper + 1 if slapper + 1 < self.seats else 0
             self.discard.append(self.draw.pop())
             self.demand = _NONE
             self.phones = 0
@@ -345,6 +355,7 @@ class FastState:
 
     def _win(self, seat: int) -> None:
         self.winner = seat
+        self.opening = False
         self.to_move = _NONE
         self.window = _NONE
         self.demand = _NONE
@@ -418,6 +429,7 @@ class _CensusState(FastState):
         )
         self.window, self.winner = state.window, state.winner
         self.demand, self.phones = state.demand, state.phones
+        self.opening = state.opening
         self.census = census
         self._pops = self._takes = 0
         self._refilled = self._taking = False

@@ -3,9 +3,11 @@
 Field order of the JSON object (kept by :func:`position_json`): ``game``, ``seats``,
 ``options``, ``hands``, ``draw`` (top first), ``discard`` (bottom first), ``to_move``,
 ``seed``, ``demand`` (``null``, ``{"symbol": "T"}`` or ``{"phones": 2}``), ``window``
-(``null`` or a symbol), ``winner``.  On input ``options`` may be omitted or partial
-(defaults fill in) and ``demand``, ``window``, ``winner`` may be omitted (``null``); every
-other field is required, and an unknown field or option is an error.  Malformed positions
+(``null`` or a symbol), ``winner``, and ``opening`` (written only as ``true``, from a new
+game until its first turn action, RI-6.3).  On input ``options`` may be omitted or partial
+(defaults fill in), ``demand``, ``window``, ``winner`` may be omitted (``null``) and
+``opening`` may be omitted (false); every other field is required, and an unknown field or
+option is an error.  Malformed positions
 (RI-9) raise :class:`NotationError` naming the field.
 
 >>> text = ('{"game": "riiing", "seats": 2, "hands": [["7C/>"], ["P/E", "!T/~"]], '
@@ -64,7 +66,7 @@ _MINIMUM = {"hand_size": 1, "slap_timeout_s": 1, "false_slap_penalty": 0}
 
 FIELDS = (
     "game", "seats", "options", "hands", "draw", "discard", "to_move", "seed",
-    "demand", "window", "winner",
+    "demand", "window", "winner", "opening",
 )  # fmt: skip
 """The JSON fields in notation order."""
 
@@ -166,6 +168,9 @@ class RiiingPosition(JsonForms):
     - ``demand``: pending :class:`Demand` or ``None`` (authoritative, RI-5.5)
     - ``window``: the symbol of the open RIIING! window or ``None`` (RI-6.2)
     - ``winner``: the winning seat or ``None`` (RI-7.1)
+    - ``opening``: ``True`` from a new game until its first turn action (``play``,
+      ``draw``, ``take``); while it holds, a slap leaves ``to_move`` with the seat that
+      starts (RI-6.3)
 
     Construct through ``RiiingGame.new``, :meth:`parse` or :meth:`from_json`, which
     validate (RI-9); the constructor itself trusts its fields.  ``str(pos)`` is the
@@ -183,6 +188,7 @@ class RiiingPosition(JsonForms):
     demand: Demand | None = None
     window: str | None = None
     winner: Seat | None = None
+    opening: bool = False
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> RiiingPosition:
@@ -202,8 +208,9 @@ class RiiingPosition(JsonForms):
 
 
 def position_json(pos: RiiingPosition) -> dict[str, Any]:
-    """The JSON object of ``pos``: every field in notation order, every option value."""
-    return {
+    """The JSON object of ``pos``: every field in notation order, every option value;
+    ``opening`` only while it is true (RI-6.3)."""
+    obj: dict[str, Any] = {
         "game": GAME_NAME,
         "seats": pos.seats,
         "options": pos.options.to_json(),
@@ -216,6 +223,9 @@ def position_json(pos: RiiingPosition) -> dict[str, Any]:
         "window": pos.window,
         "winner": pos.winner,
     }
+    if pos.opening:
+        obj["opening"] = True
+    return obj
 
 
 def _bad(field: str, what: str, rule: str = "RI-9") -> NotationError:
@@ -272,7 +282,8 @@ def position_from_json(obj: Mapping[str, Any]) -> RiiingPosition:
     the draw pile with ``window`` null (unless won), a ``window`` that is not the symbol
     of the reverse on top, ``to_move`` null with no ``winner``, and positions RI-7.1 rules
     out (a winner with cards, a non-null ``to_move``/``window``/``demand`` after a win, an
-    empty hand with no winner).
+    empty hand with no winner), and an ``opening`` that is not ``true`` or comes with a
+    winner (RI-6.3).
     """
     if not isinstance(obj, Mapping):
         raise NotationError(f"position: expected a JSON object, got {short_repr(obj)}", "RI-9")
@@ -303,6 +314,12 @@ def position_from_json(obj: Mapping[str, Any]) -> RiiingPosition:
     window = obj.get("window")
     if window is not None and window not in SYMBOLS:
         raise _bad("window", f"expected null or a symbol A S C T, got {short_repr(window)}")
+    opening = "opening" in obj
+    if opening and obj["opening"] is not True:
+        got = short_repr(obj["opening"])
+        raise _bad("opening", f"expected true or no field at all, got {got}", "RI-6.3")
+    if opening and winner is not None:
+        raise _bad("opening", "true once the game is won", "RI-7.1")
     reverse = draw[0].reverse if draw else None
     if winner is None:
         if to_move is None:
@@ -332,5 +349,6 @@ def position_from_json(obj: Mapping[str, Any]) -> RiiingPosition:
         demand=demand,
         window=window,
         winner=winner,
+        opening=opening,
     )
 

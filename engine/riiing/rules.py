@@ -57,7 +57,8 @@ def new_position(
     """A fresh game (RI-2): the deck of option ``deck`` shuffled from ``seed``
     (``engine.core.shuffle``), ``hand_size`` cards dealt one at a time clockwise from seat
     0 (RI-2.1), the next card turned face up as the first discard (RI-2.2), ``first`` to
-    move (RI-2.3).  A reverse on top of the draw pile opens a window at once (RI-6.1).
+    move (RI-2.3), ``opening`` set until the first turn action (RI-6.3).  A reverse on top
+    of the draw pile opens a window at once (RI-6.1).
 
     Raises :class:`NotationError` for seats outside 2-6 (RI-2.4), ``first`` out of range
     (RI-2.3), options needing more cards than the deck holds (RI-2.1) or a bad deck file
@@ -91,6 +92,7 @@ def new_position(
         to_move=first,
         seed=seed,
         window=reverse,
+        opening=True,
     )
 
 
@@ -299,10 +301,15 @@ class _Table:
             self.emit("flip", cards=(card,))
 
     def finish(
-        self, to_move: Seat | None, demand: Demand | None, winner: Seat | None = None
+        self,
+        to_move: Seat | None,
+        demand: Demand | None,
+        winner: Seat | None = None,
+        opening: bool = False,
     ) -> tuple[RiiingPosition, tuple[Event, ...]]:
         """The position after the action.  Unless it was won (RI-7.1): the end-of-action
-        refill (RI-8.1) and a window if a reverse is on top (RI-6.1, RI-6.6)."""
+        refill (RI-8.1) and a window if a reverse is on top (RI-6.1, RI-6.6).  ``opening``
+        is kept only by the actions that are not turn actions (RI-6.3) and ends with a win."""
         window = None
         if winner is None:
             self.refill()
@@ -323,6 +330,7 @@ class _Table:
             demand=demand,
             window=window,
             winner=winner,
+            opening=opening and winner is None,
         )
         return pos, tuple(self.events)
 
@@ -362,7 +370,7 @@ def apply(pos: RiiingPosition, action: RiiingAction) -> tuple[RiiingPosition, tu
     slapper = action.seat
     if kind == "falseslap" and slapper is not None:
         table.draw_into(slapper, pos.options.false_slap_penalty, "falseslap")
-        return table.finish(seat, demand)
+        return table.finish(seat, demand, opening=pos.opening)
     symbol = pos.window
     if kind == "slap" and slapper is not None:
         hand = table.hands[slapper]
@@ -372,13 +380,14 @@ def apply(pos: RiiingPosition, action: RiiingAction) -> tuple[RiiingPosition, tu
         table.emit("slap", slapper, discarded, symbol)
         if not hand:
             return table.finish(None, None, winner=slapper)
-        seat = (slapper + 1) % seats
+        if not pos.opening:
+            seat = (slapper + 1) % seats
     else:
         table.emit("timeout", value=symbol)
     table.turn_up()
     if demand is not None:
         table.emit("cancel", value=demand.symbol or demand.phones)
-    return table.finish(seat, None)
+    return table.finish(seat, None, opening=pos.opening)
 
 
 def _demand_after(

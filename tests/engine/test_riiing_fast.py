@@ -84,7 +84,7 @@ def test_fast_path_matches_checked_apply(seats: int) -> None:
     ("seats", "seed", "path"),
     [
         (2, 1003, "draw-until stopped"),
-        (5, 2574, "draw-until stopped after a refill"),
+        (5, 2684, "draw-until stopped after a refill"),
         (6, 3074, "draw-until stopped after a refill"),
         (2, 1007, "take left the reverse"),
         (6, 3023, "take left the reverse after a refill"),

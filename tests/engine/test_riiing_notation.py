@@ -45,7 +45,8 @@ plain_codes = codes.filter(lambda code: not RiiingCard.parse(code).reverse)
 
 @st.composite
 def positions(draw: st.DrawFn) -> dict[str, Any]:
-    """Valid position objects: any cards, any demand, a window iff a reverse is on top."""
+    """Valid position objects: any cards, any demand, a window iff a reverse is on top,
+    ``opening`` (only as true) sometimes while nobody has won."""
     seats = draw(st.integers(2, 6))
     won = draw(st.booleans()) and draw(st.booleans())
     winner = draw(st.integers(0, seats - 1)) if won else None
@@ -69,7 +70,7 @@ def positions(draw: st.DrawFn) -> dict[str, Any]:
         "false_slap_penalty": st.integers(0, 3),
         "deck": st.one_of(st.just("standard"), st.lists(codes, min_size=1, max_size=5)),
     }))  # fmt: skip
-    return {
+    obj = {
         "game": "riiing",
         "seats": seats,
         "options": options,
@@ -82,6 +83,9 @@ def positions(draw: st.DrawFn) -> dict[str, Any]:
         "window": None if won else reverse,
         "winner": winner,
     }
+    if not won and draw(st.booleans()):
+        obj["opening"] = True
+    return obj
 
 
 @given(codes)
@@ -137,7 +141,7 @@ def test_position_json_round_trips(obj: dict[str, Any]) -> None:
     """parse_position(json(position_json(p))) == p, str/parse too; fields in notation order."""
     pos = GAME.parse_position(obj)
     out = GAME.position_json(pos)
-    assert list(out) == list(FIELDS)
+    assert list(out) == [field for field in FIELDS if field != "opening" or "opening" in obj]
     assert list(out["options"]) == ["hand_size", "slap_timeout_s", "false_slap_penalty", "deck"]
     assert {k: v for k, v in out.items() if k != "options"} == {
         k: v for k, v in obj.items() if k != "options"

@@ -566,6 +566,45 @@ def test_ri_6_3_slap_discards_demand_cards_and_cancels_a_chain() -> None:
     assert js(empty_handed)["hands"][1] == ["1T/O"] and empty_handed.to_move == 0
 
 
+def test_ri_6_3_a_window_at_setup_keeps_the_turn_with_the_seat_that_starts() -> None:
+    """RI-6.3: a slap in a window before any turn action resolves as usual, but the turn
+    stays with ``to_move`` (the wake-up race's winner); so does a window right after it
+    (RI-6.6), a timeout there (RI-6.4) and a false slap; the first turn action ends it."""
+    seed = next(s for s in range(5000) if GAME.new(3, s).draw[0].reverse)
+    pos = GAME.new(3, seed, first=2)
+    assert pos.opening and js(pos)["opening"] is True and pos.to_move == 2
+    after, _ = run(pos, "slap 0")
+    assert after.to_move == 2 and after.window is None and after.opening
+    kept = [str(card) for card in pos.hands[0] if card.symbol != pos.window]
+    assert js(after)["hands"][0] == kept
+    timed_out, _ = run(pos, "timeout")
+    assert timed_out.to_move == 2 and timed_out.opening
+    chained = make([["1S/O", "2C/E"], ["3T/E"], ["5A/O"]], ["4A/*S", "7S/*C", "1C/E"],
+                   ["5T/<"], to_move=1, window="S", opening=True)
+    twice, _ = run(chained, "slap 0", "slap 2")
+    assert twice.window is None and twice.to_move == 1 and twice.opening
+    played, _ = run(twice, str(GAME.legal(twice)[0]))
+    assert not played.opening and "opening" not in js(played)
+    # a slap after the opening passes left of the slapper again
+    later = make([["1S/O", "2C/E"], ["3T/E"], ["5A/O"]], ["4A/*S", "1C/E"], ["5T/<"],
+                 to_move=1, window="S")
+    assert run(later, "slap 0")[0].to_move == 1 and run(later, "slap 2")[0].to_move == 0
+    won = make([["1S/O"], ["3T/E"]], ["4A/*S", "1C/E"], ["5T/<"], window="S", opening=True)
+    assert run(won, "slap 0")[0].winner == 0 and "opening" not in js(run(won, "slap 0")[0])
+
+
+@pytest.mark.parametrize("value", [False, None, 1, "true", [True]])
+def test_ri_6_3_opening_is_true_or_absent(value: object) -> None:
+    """RI-6.3 (notation): ``opening`` is written only as ``true``; anything else is refused
+    with one line naming the field, and so is ``true`` beside a winner (RI-7.1)."""
+    with pytest.raises(NotationError, match="opening"):
+        make([["1S/O"], ["3T/E"]], ["1C/E"], ["5T/<"], opening=value)
+    with pytest.raises(NotationError, match="opening"):
+        make([[], ["3T/E"]], ["1C/E"], ["5T/<"], to_move=None, winner=0, opening=True)
+    pos = make([["1S/O"], ["3T/E"]], ["1C/E"], ["5T/<"], opening=True)
+    assert GAME.parse_position(js(pos)) == pos
+
+
 def test_ri_6_4_timeout_turns_the_reverse_and_the_seat_to_move_moves() -> None:
     """RI-6.4: timeout: the reverse goes onto the discard pile, demand cancelled, same seat."""
     pos = make([["1S/O"], ["3S/E"], ["2C/="]], ["4A/*S", "7C/E"], ["5T/<"], to_move=2,
