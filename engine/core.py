@@ -19,6 +19,9 @@ The protocol (all methods pure, no I/O, no clock, no module-level randomness):
 - ``apply(position, action) -> (position, events)``; always checks legality
 - ``view(position, seat) -> view``; ``seat=None`` is the public (table) view
 - ``outcome(position) -> Outcome | None``
+- ``fast_path() -> FastPath | None``: the game's private fast path (mutable states stepped
+  without checks, for the computer players' searches), as the checked API's notation sees
+  it, so one random-play test keeps every game's fast path in lockstep with ``apply``
 
 Errors are ``ValueError`` subclasses split by kind: :class:`NotationError` for text or
 JSON that cannot be read (a malformed position included), :class:`IllegalActionError` for
@@ -351,6 +354,34 @@ class LogLine:
         return f"{who}: {self.action}" + (f" ({self.note})" if self.note else "")
 
 
+S = TypeVar("S")
+"""A fast path's mutable state type."""
+
+
+class FastPath(ABC, Generic[P, S]):
+    """A game's fast path seen through the notation: a mutable ``S`` built from a position,
+    its legal actions as the texts ``legal`` prints, an unchecked step by such a text, and
+    the immutable position it stands for.  It must agree with the checked API action for
+    action (``tests/engine/test_random_play.py`` plays every registered game through both)."""
+
+    @abstractmethod
+    def state(self, pos: P) -> S:
+        """A fresh mutable state equal to ``pos``."""
+
+    @abstractmethod
+    def legal(self, state: S) -> list[str]:
+        """The legal actions in ``state`` as notation texts (any order)."""
+
+    @abstractmethod
+    def step(self, state: S, text: str) -> None:
+        """Apply the legal action ``text`` in place, without checks; raises ``ValueError``
+        for a text that is not legal in ``state``."""
+
+    @abstractmethod
+    def position(self, state: S) -> P:
+        """The immutable position ``state`` stands for."""
+
+
 class Game(ABC, Generic[P, A, V]):
     """A game's static rules.  Subclasses implement the protocol of this module's docstring.
 
@@ -408,6 +439,10 @@ class Game(ABC, Generic[P, A, V]):
     @abstractmethod
     def outcome(self, pos: P) -> Outcome | None:
         """``None`` while the game goes on."""
+
+    def fast_path(self) -> FastPath[P, Any] | None:
+        """The game's fast path (:class:`FastPath`), ``None`` for a game without one."""
+        return None
 
     @abstractmethod
     def autoplay(

@@ -60,6 +60,7 @@ from engine.right_on_time.position import parse_position as _parse_position
 from engine.right_on_time.position import position_json as _position_json
 from engine.right_on_time.rules import (
     STALL_CYCLES,
+    RotFastPath,
     Table,
     apply_move,
     dead_draw,
@@ -209,6 +210,10 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
         return Outcome(f"{pos.scores[pos.winner]} victory points", pos.winner)
 
     # ------------------------------------------------------------------ playing
+
+    def fast_path(self) -> RotFastPath:
+        """The private fast path for the computer players' searches (``RotFastPath``)."""
+        return RotFastPath()
 
     def autoplay(
         self, pos: RotPosition, bots: Sequence[Bot[Any, Any]], rng: random.Random

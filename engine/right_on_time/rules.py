@@ -33,7 +33,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import Any, Protocol
 
-from engine.core import Card, Event, Seat, shuffle
+from engine.core import Card, Event, FastPath, Seat, shuffle
 from engine.right_on_time.actions import DRAW_MOVE, Move
 from engine.right_on_time.cards import EFFECT, HAND_CODES, PILE_CODES, VALUE, load_deck, unjoker
 from engine.right_on_time.options import RotOptions
@@ -986,3 +986,29 @@ def explain(st: State, move: Move) -> tuple[str, str]:
         if target in st.out:
             return f"seat {target} is out of this round", rule
     return "not a legal action here", "RT-3"
+
+
+class RotFastPath(FastPath[RotPosition, Table]):
+    """:class:`Table` with :func:`gen_moves` and :func:`apply_move`, as
+    :class:`engine.core.FastPath` sees it (``RightOnTimeGame.fast_path``)."""
+
+    def state(self, pos: RotPosition) -> Table:
+        """A :class:`Table` of ``pos``."""
+        return Table(pos)
+
+    def legal(self, state: Table) -> list[str]:
+        """The texts (:func:`move_text`) of :func:`gen_moves`."""
+        return [move_text(move) for move in gen_moves(state)]
+
+    def step(self, state: Table, text: str) -> None:
+        """:func:`apply_move` of the generated move spelled ``text``; ``ValueError`` if
+        none is."""
+        for move in gen_moves(state):
+            if move_text(move) == text:
+                apply_move(state, move, None)
+                return
+        raise ValueError(f"not a legal action here: {text!r}")
+
+    def position(self, state: Table) -> RotPosition:
+        """:meth:`Table.freeze`."""
+        return state.freeze()

@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from engine.core import shuffle
+from engine.core import FastPath, shuffle
 from engine.riiing.cards import SYMBOLS, RiiingCard, satisfies
 from engine.riiing.deck import load_deck
 from engine.riiing.position import Demand, RiiingOptions, RiiingPosition
@@ -360,6 +360,31 @@ class FastState:
         self.window = _NONE
         self.demand = _NONE
         self.phones = 0
+
+
+class RiiingFastPath(FastPath[RiiingPosition, FastState]):
+    """:class:`FastState` as :class:`engine.core.FastPath` sees it (``RiiingGame.fast_path``)."""
+
+    def state(self, pos: RiiingPosition) -> FastState:
+        """:meth:`FastState.from_position`."""
+        return FastState.from_position(pos)
+
+    def legal(self, state: FastState) -> list[str]:
+        """The texts of :meth:`FastState.legal`, in its order."""
+        return [state.action_text(action) for action in state.legal()]
+
+    def step(self, state: FastState, text: str) -> None:
+        """:meth:`FastState.step` of the legal action spelled ``text``; ``ValueError`` if
+        none is."""
+        for action in state.legal():
+            if state.action_text(action) == text:
+                state.step(action)
+                return
+        raise ValueError(f"not a legal action here: {text!r}")
+
+    def position(self, state: FastState) -> RiiingPosition:
+        """:meth:`FastState.position`."""
+        return state.position()
 
 
 def _deck_codes(deck: str) -> tuple[str, ...]:

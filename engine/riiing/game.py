@@ -29,6 +29,7 @@ from engine.core import (
     tell_observers,
 )
 from engine.riiing import rules
+from engine.riiing._fast import RiiingFastPath
 from engine.riiing.actions import TIMEOUT, RiiingAction
 from engine.riiing.bots import HeuristicBot, RandomBot
 from engine.riiing.deck import parse_deck
@@ -106,6 +107,10 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
     def outcome(self, pos: RiiingPosition) -> Outcome | None:
         """``Outcome("empty hand", winner)`` once won (RI-7.1), else ``None``."""
         return rules.outcome(pos)
+
+    def fast_path(self) -> RiiingFastPath:
+        """The private fast path for the computer players' searches (``RiiingFastPath``)."""
+        return RiiingFastPath()
 
     def autoplay(
         self, pos: RiiingPosition, bots: Sequence[Bot[Any, Any]], rng: random.Random
