@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean check-python xvfb micropython \
+.PHONY: run test test-fast lint typecheck pytest bench clean check-python xvfb micropython \
         install uninstall constraints appliance-test appliance-tools
 
 check-python:
@@ -51,6 +51,11 @@ pytest: $(STAMP) xvfb micropython
 	MICROPYTHON_WASM=$(abspath $(MICROPYTHON)) SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest
 
 test: lint typecheck pytest
+
+# The same checks less the tests marked slow (over 5 s each on a quiet machine): a quick
+# round while working; `make test` (and CI) runs them all.
+test-fast: lint typecheck $(STAMP) xvfb micropython
+	MICROPYTHON_WASM=$(abspath $(MICROPYTHON)) SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -m "not slow"
 
 bench: $(STAMP) xvfb
 	@$(BIN)/python -m pip install --quiet rlcard || echo "make: rlcard not installed: the bench runs without its UNO baseline"

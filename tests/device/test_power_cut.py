@@ -171,6 +171,7 @@ def committed(state_dir: Path) -> tuple[str, str | None, int, str | None]:
     return integrity, game.header.game, len(game.actions), position_digest(h.game, pos)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["riiing", "right-on-time"])
 def test_sigkill_at_200_moments_resumes_exactly_and_ends_as_uncut(
     tmp_path: Path, game: str

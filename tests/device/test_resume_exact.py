@@ -84,6 +84,7 @@ CASES = [("riiing", 3, 11), ("riiing", 4, 5), ("riiing", 2, 8), ("right-on-time"
          ("right-on-time", 2, 7), ("right-on-time", 4, 1)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "seats", "seed"), CASES)
 def test_a_game_cut_anywhere_resumes_action_for_action(
     tmp_path: Path, game: str, seats: int, seed: int

@@ -218,6 +218,7 @@ def test_riiing_hard_beats_random() -> None:
     assert wins >= 170, wins
 
 
+@pytest.mark.slow
 def test_rot_hard_beats_random() -> None:
     """60 seeded 3-seat matches against two random bots at :data:`FEW` iterations: the hard
     bot wins at least 30 (chance would be 20 +- 4; the heuristic wins about two thirds)."""

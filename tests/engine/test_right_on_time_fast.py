@@ -58,6 +58,7 @@ def lockstep(seed: int) -> int:
     return actions
 
 
+@pytest.mark.slow
 def test_lockstep_with_the_checked_apply_over_two_thousand_matches() -> None:
     """2,000 seeded random matches (2-6 seats, every option, a custom deck) give the very
     same position after every action through the fast path and the checked apply, and
