@@ -34,15 +34,18 @@ would stay dark for good.  So every present display is *refreshed* every ``refre
 (:data:`REFRESH_NS`, 3 s) since its last init, whether frames change or not
 (:meth:`PanelLink.refresh`): its init sequence again, without switching the panel off (a
 healthy panel does not blink), then the newest frame whole, then display on, so a panel that
-forgot its init lights with the whole frame and is never shown half of one.  The
-controllers' status byte cannot tell instead: an SSD1306 on I2C has no read path in luma
-(its ``i2c`` interface only writes) and the SSD1306's datasheet gives no status read in
-its serial modes.  The cost, for a 128x64 SSD1306 on I2C at 400 kHz: about 30 command bytes
-(24 of init, 2 of contrast, 6 of address window, 1 display on, each write with its address
-and control byte) and 1024 data bytes in 32 writes of 34 bytes, about 1130 bytes or 10,200
-clocks (9 per byte): about 25 ms of bus time every 3 s, under 1 % of the bus (about 100 ms,
-3.4 %, at 100 kHz); a display's refresh and frames are sent by the same thread, so a
-refresh never interleaves with a frame.
+forgot its init lights with the whole frame and is never shown half of one.  Reading the
+controller's status instead would not do: luma's ``i2c`` interface only writes, and the
+SSD1306's status byte tells at most whether the display is on (its D6 bit), not whether
+the charge pump, the addressing mode or the remap survived.  The cost, counted on the
+tests' fake bus under luma.oled 3.16: a 128x64 SSD1306 gets 36 command bytes in 5 writes
+(init sequence, contrast, address windows, display on) and 1024 data bytes in 32 writes,
+1134 bytes on the wire with each write's address and control byte, about 10,300 clocks (9
+per byte, plus start and stop): about 26 ms of an I2C bus at 400 kHz every 3 s, under 1 %
+of it (about 103 ms, 3.4 %, at 100 kHz); an SH1106 1166 bytes, about 27 ms.  The CPU cost
+is small too: an unchanged picture's bytes are replayed, not converted again
+(``drivers.hand_display``).  A display's refresh and its frames are sent by the same
+thread, one after the other, so a refresh never interleaves with a frame.
 
 A panel whose writes fail often is *noisy*: long leads, weak pull-ups or a bus clock too
 fast for its wiring make transfers fail now and then (a NAK: ``OSError`` 121, Remote I/O
@@ -56,11 +59,13 @@ panel that is present with no drop-out for :data:`NOISY_WINDOW_NS` calls
 probes: gone, never noisy.
 
 Callbacks run on the writer's thread (the device makes them post ``HandheldGone`` /
-``HandheldBack`` to its queue; drivers know no device events).  An exception from a
+``HandheldBack`` / ``HandheldNoisy`` / ``HandheldQuiet`` to its queue; drivers know no
+device events).  An exception from a
 callback is logged and the writer goes on (a dead writer would freeze every screen on its
 bus).  The writer's clock decides the retry times; with ``thread=False`` nothing runs by
 itself and :meth:`BusWriter.run_once` does one pass on the caller's thread, so tests drive
-retries with a :class:`~drivers.clock.FakeClock` and no sleeping.
+retries, refreshes and the noisy window with a :class:`~drivers.clock.FakeClock` and no
+sleeping.
 
 Explicit, idempotent :meth:`BusWriter.close` (joins the thread); no ``__del__``, no
 ``atexit`` of our own (style.md, "drivers/").
@@ -112,7 +117,7 @@ MAX_RETRY_NS = 5_000_000_000
 REFRESH_NS = 3_000_000_000
 """A present display gets its init sequence and its newest frame whole again this often
 since its last init: 3 s (``int`` ns).  A panel that lost power between frames is dark at
-most this long; the cost is about 25 ms of a 400 kHz bus per display (module docstring)."""
+most this long; the cost is about 26 ms of a 400 kHz bus per display (module docstring)."""
 
 NOISY_FAULTS = 3
 """Drop-outs within :data:`NOISY_WINDOW_NS` that make a display noisy (``on_noisy``)."""

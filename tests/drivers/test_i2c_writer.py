@@ -550,6 +550,44 @@ def test_the_refresh_leaves_a_healthy_panel_lit_and_costs_about_one_frame(
     assert reports.log == []
 
 
+def test_a_refresh_of_an_unchanged_picture_sends_the_same_bytes_again(
+    reports: Reports, clock: FakeClock
+) -> None:
+    """The second refresh of the same picture sends exactly the bytes of the first (luma
+    converts the picture once, not at every refresh), and they still light a panel that
+    lost its init in between."""
+    bus = FakeBus(x3C=Panel())
+    hands = synchronous({1: bus}, reports, clock)
+    screen = hands.open(0, "sh1106", port=1)
+    screen.display(frame(9, "idle"))
+    hands.run_once()
+    device = screen.device
+    conversions: list[int] = []
+    convert = device.display
+    device.display = lambda image: (conversions.append(1), convert(image))
+    refreshes: list[list[tuple[int, int, tuple[int, ...]]]] = []
+    panel = bus.panels[0x3C]
+    for _ in range(2):
+        before = len(bus.writes)
+        start = clock.now_ns()
+        while len(bus.writes) == before and clock.now_ns() - start <= 5 * SECOND:
+            clock.advance(SECOND // 2)
+            hands.run_once()
+        refreshes.append(bus.writes[before:])
+        panel.power_off()
+        panel.power_on()
+    assert panel.lit is False
+    assert refreshes[0] == refreshes[1] and refreshes[0]
+    assert screen.refreshes == 2 and len(conversions) == 1
+    clock.advance(5 * SECOND)
+    hands.run_once()
+    assert panel.image().tobytes() == frame(9, "idle").tobytes()
+    screen.display(frame(10, "new"))
+    hands.run_once()
+    assert len(conversions) == 2  # a new picture goes through luma
+    assert panel.image().tobytes() == frame(10, "new").tobytes()
+
+
 def test_a_threaded_writer_refreshes_a_panel_by_itself() -> None:
     """On its own thread and the monotonic clock, with no frame given after the first, the
     writer refreshes a panel that lost its init (a 20 ms period here, 3 s by default)."""
