@@ -600,7 +600,7 @@ class _Recorder:
     frame); inside :meth:`capture` it also lists every call made.
 
     luma.oled's ssd1306/sh1106 send their whole init sequence only in the constructor
-    (hardware-facts.md, "luma.oled"); recording it at the serial interface replays exactly
+    (``luma/oled/device/__init__.py``); recording it at the serial interface replays exactly
     what the installed luma sends, for each chip and size, without copying its tables.
     """
 
