@@ -18,8 +18,9 @@ The schema (every key; ``=`` a default, ``*`` required)::
     [display]       driver = "kmsdrm" (kmsdrm | window | dummy); lag_ms = 0.0 (0 to 500: the
                     TV's own lag, added to each slap window's t0)
     [gpio]          chip = "auto" (found by label) or a gpiochip number;
-                    i2c = [1] (I2C1 = GPIO 2/3); spi = false (SPI0 = GPIO 7-11);
-                    uart = false (GPIO 14/15)
+                    i2c = [1] (I2C1 = GPIO 2/3); i2c_khz = 400 (I2C1's clock: 400, or
+                    100 for long leads, hardware/README.md "Long leads");
+                    spi = false (SPI0 = GPIO 7-11); uart = false (GPIO 14/15)
     [gpio.i2c_mux]  address = 0x70 (0x70-0x77): a TCA9548A/PCA9548 on I2C1
                     (``dtoverlay=i2c-mux,pca9548,addr=0x70``); absent = no mux
     [[gpio.i2c_gpio]] bus*, sda*, scl*: an extra bit-banged bus
@@ -151,6 +152,10 @@ OLED_ADDRESSES = (0x3C, 0x3D)
 """The only addresses an SSD1306/SH1106 answers on (the SA0 jumper; hardware-facts.md)."""
 
 MUX_ADDRESSES = range(0x70, 0x78)
+
+I2C_KHZ = (100, 400)
+"""The I2C1 clocks ``gpio.i2c_khz`` offers: the I2C standard mode (100 kHz, the safe one on
+long leads) and fast mode (400 kHz, the SSD1306's and SH1106's top speed)."""
 """A TCA9548A's addresses (A0-A2 jumpers)."""
 
 MUX_CHANNELS = 8
@@ -256,10 +261,12 @@ class GpioConfig:
     """``[gpio]``: the GPIO ``chip`` (``"auto"`` or a gpiochip number, for
     ``drivers.pin_factory.open_pin_factory(chip=...)``, which finds "auto" by the chip's
     label) and the header functions enabled in ``/boot/firmware/config.txt`` (they take
-    their pins)."""
+    their pins); ``i2c_khz``: I2C1's clock in kHz (:data:`I2C_KHZ`), the value of its
+    ``config.txt`` line (hardware/README.md, "Long leads")."""
 
     chip: int | Literal["auto"] = "auto"
     i2c: tuple[int, ...] = (1,)
+    i2c_khz: int = 400
     spi: bool = False
     uart: bool = False
     i2c_gpio: tuple[I2cGpioBus, ...] = ()
@@ -290,7 +297,7 @@ class GpioConfig:
         """The ``/boot/firmware/config.txt`` lines this section needs."""
         lines = []
         if 1 in self.i2c:
-            lines.append("dtparam=i2c_arm=on,i2c_baudrate=400000")
+            lines.append(f"dtparam=i2c_arm=on,i2c_baudrate={self.i2c_khz * 1000}")
         if self.i2c_mux is not None:
             lines.append(self.i2c_mux.overlay())
         lines.extend(b.overlay() for b in self.i2c_gpio)
@@ -803,7 +810,8 @@ def _read_gpio(p: _Problems, value: object) -> GpioConfig | None:
     table = _table(p, "gpio", value)
     if table is None:
         return None
-    _unknown(p, "gpio", table, ("chip", "i2c", "spi", "uart", "i2c_mux", "i2c_gpio"))
+    _unknown(p, "gpio", table,
+             ("chip", "i2c", "i2c_khz", "spi", "uart", "i2c_mux", "i2c_gpio"))
     ok = True
     raw_chip = table.get("chip", "auto")
     chip: int | Literal["auto"] = "auto"
@@ -813,6 +821,8 @@ def _read_gpio(p: _Problems, value: object) -> GpioConfig | None:
         p.add("gpio.chip", f'expected "auto" or a gpiochip number, got {_shown(raw_chip)}')
         ok = False
     i2c = _read_i2c_list(p, table.get("i2c", [1]))
+    khz = _int(p, "gpio.i2c_khz", table.get("i2c_khz", 400), I2C_KHZ,
+               "an I2C clock in kHz: 400, or 100 for long leads")
     spi = _bool(p, "gpio.spi", table.get("spi", False))
     uart = _bool(p, "gpio.uart", table.get("uart", False))
     mux = None
@@ -820,9 +830,10 @@ def _read_gpio(p: _Problems, value: object) -> GpioConfig | None:
         mux = _read_mux(p, table["i2c_mux"], i2c)
         ok = ok and mux is not None
     extras = _read_i2c_gpio(p, table.get("i2c_gpio", []), i2c)
-    if not ok or i2c is None or spi is None or uart is None or extras is None:
+    if not ok or i2c is None or khz is None or spi is None or uart is None or extras is None:
         return None
-    return GpioConfig(chip=chip, i2c=i2c, spi=spi, uart=uart, i2c_gpio=extras, i2c_mux=mux)
+    return GpioConfig(chip=chip, i2c=i2c, i2c_khz=khz, spi=spi, uart=uart, i2c_gpio=extras,
+                      i2c_mux=mux)
 
 
 def _read_i2c_list(p: _Problems, value: object) -> tuple[int, ...] | None:
@@ -1326,6 +1337,7 @@ def format_config(config: Config) -> str:
             f"lag_ms = {_toml(config.display.lag_ms)}", ""]
     g = config.gpio
     out += ["[gpio]", f"chip = {_toml(g.chip)}", f"i2c = {_toml(list(g.i2c))}",
+            f"i2c_khz = {g.i2c_khz}  # 400, or 100 for long leads",
             f"spi = {_toml(g.spi)}", f"uart = {_toml(g.uart)}", ""]
     if g.i2c_mux is not None:
         out += ["[gpio.i2c_mux]", f"address = 0x{g.i2c_mux.address:02X}"

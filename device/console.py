@@ -24,7 +24,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from device.events import Abandon, EventQueue, HandheldBack, HandheldGone, Quit, Redraw
+from device.events import (
+    Abandon,
+    EventQueue,
+    HandheldBack,
+    HandheldGone,
+    HandheldNoisy,
+    HandheldQuiet,
+    Quit,
+    Redraw,
+)
 from device.flow import GameFlow, Timing, VolumeKnob
 from device.games import GamePlugin
 from device.howto import HOWTO_HINT
@@ -202,7 +211,7 @@ class Console:
             self.flow.on_release(event.seat, event.t_ns)
         elif isinstance(event, KeyPress):
             self.flow.on_key(event.seat, event.key, now)
-        elif isinstance(event, HandheldGone | HandheldBack):
+        elif isinstance(event, HandheldGone | HandheldBack | HandheldNoisy | HandheldQuiet):
             self._handheld(event, now)
         elif isinstance(event, Quit):
             self.stop()
@@ -215,7 +224,8 @@ class Console:
         else:
             log.warning("ignored event %r", event)
 
-    def _handheld(self, event: HandheldGone | HandheldBack, now_ns: int) -> None:
+    def _handheld(self, event: HandheldGone | HandheldBack | HandheldNoisy | HandheldQuiet,
+                  now_ns: int) -> None:
         if not 0 <= event.seat < len(self.seats):
             log.warning("handheld event for seat index %d ignored: this console has %d "
                         "seats", event.seat, len(self.seats))
@@ -223,6 +233,10 @@ class Console:
         handheld = self.seats[event.seat].handheld
         if isinstance(event, HandheldGone):
             handheld.gone(event.reason, now_ns)
+        elif isinstance(event, HandheldNoisy):
+            handheld.noisy(event.reason)
+        elif isinstance(event, HandheldQuiet):
+            handheld.quiet()
         else:
             handheld.back()
 
@@ -231,7 +245,8 @@ class Console:
         """The table display's model at ``now_ns`` (public information only).
 
         From the flow: the seats, the banner (the flow's notices live at ``now_ns``, then
-        stuck buttons and unplugged handhelds, in one join), last event, countdown, the latest slap
+        stuck buttons, unplugged handhelds and screens whose transfers fail often, in one
+        join), last event, countdown, the latest slap
         (``flow.slap_shown``: ``(seat, ms)``) with its margin (``flow.slap_margin``:
         ``(runner-up seat, ms)`` or ``None``), the round just ended (``flow.round_end``, a
         :class:`~device.render.model.RoundEnd` or ``None``); at game over the plugin's
@@ -247,6 +262,7 @@ class Console:
         notes += [f"{self.seats[s].name} button stuck: check it." for s in stuck]
         notes += [f"{s.name} handheld unplugged: plug it back in."
                   for s in playing if not s.handheld.connected]
+        notes += [s.handheld.noise_note for s in playing if s.handheld.noise_note]
         pos = flow.shown_pos
         view = flow.plugin.engine.view(pos, None) if pos is not None else None
         lobby = flow.lobby.model(LOBBY_HINT) if flow.phase is Phase.LOBBY else None

@@ -3,7 +3,7 @@
 Driver threads only ever call ``post(event)``; the device loop alone calls ``wait``.
 Driver events (``drivers.slap.Press``, ``drivers.keys.KeyPress`` ...) travel as they are;
 this module adds the events the device itself makes (keys read from SDL, quit, redraw,
-abandon, a handheld gone or back).
+abandon, a handheld gone or back, a handheld's screen noisy or quiet).
 
 The device's queue is its own (architecture "Data flow"): SDL is not the queue, because
 pygame-ce's ``event.wait`` and SDL's own wait poll every millisecond on KMSDRM
@@ -81,6 +81,26 @@ class HandheldGone:
 class HandheldBack:
     """Seat ``seat``'s handheld answers again (``t_ns`` CLOCK_MONOTONIC ns): its whole
     screen is sent again."""
+
+    seat: int
+    t_ns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HandheldNoisy:
+    """Seat ``seat``'s wired screen loses transfers often (``drivers.i2c_writer``: long
+    leads, weak pull-ups, a bus clock too fast for the wiring): ``reason`` is one line for
+    the log with the advice, ``t_ns`` CLOCK_MONOTONIC ns.  Posted by its bus writer."""
+
+    seat: int
+    reason: str
+    t_ns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HandheldQuiet:
+    """Seat ``seat``'s noisy screen has had no failed transfer for a while (``t_ns``
+    CLOCK_MONOTONIC ns).  Posted by its bus writer."""
 
     seat: int
     t_ns: int = 0

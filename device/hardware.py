@@ -48,6 +48,8 @@ from device.events import (
     EventQueue,
     HandheldBack,
     HandheldGone,
+    HandheldNoisy,
+    HandheldQuiet,
     Quit,
     quit_on_signals,
 )
@@ -166,6 +168,8 @@ def open_rig(
         displays = HandDisplays(
             on_gone=lambda seat, reason: post(HandheldGone(seat, reason, clock.now_ns())),
             on_back=lambda seat: post(HandheldBack(seat, clock.now_ns())),
+            on_noisy=lambda seat, reason: post(HandheldNoisy(seat, reason, clock.now_ns())),
+            on_quiet=lambda seat: post(HandheldQuiet(seat, clock.now_ns())),
             clock=clock, thread=threads, **({"open_serial": open_serial} if open_serial else {}))
         rig.closers.append(displays.close)
         if not threads:

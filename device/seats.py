@@ -71,6 +71,9 @@ class Handheld:
         self.link = Link.PRESENT
         self.reason = ""
         """Why the handheld is gone (one line), empty otherwise."""
+        self.noise = ""
+        """Why the handheld's screen is noisy (its writer's one line: transfers fail often),
+        empty otherwise (:meth:`noisy`, :meth:`quiet`)."""
         self._retry_ns: int | None = None
 
     @property
@@ -139,6 +142,33 @@ class Handheld:
         self.reason = reason
         self._retry_ns = None if self.reports_link else now_ns + RETRY_NS
         self.screen.invalidate()
+
+    def noisy(self, reason: str) -> None:
+        """The handheld's screen loses transfers often (``reason``: its writer's one line
+        with the advice, logged once): the TV names it (:attr:`noise_note`) until
+        :meth:`quiet`."""
+        if not self.noise:
+            log.warning("%s screen: %s", seat_name(self.seat), reason)
+        self.noise = reason
+
+    def quiet(self) -> None:
+        """The handheld's screen has had no failed transfer for a while: the note goes."""
+        if self.noise:
+            log.warning("%s screen: no more bus errors", seat_name(self.seat))
+        self.noise = ""
+
+    @property
+    def noise_note(self) -> str:
+        """The TV's line while the screen is noisy, else ``""``: ``"Seat 2 I2C errors: check
+        wiring, try 100 kHz"`` for a screen on an I2C bus (its device's ``bus`` is
+        ``"i2c-N"``; hardware/README.md, "Long leads"), ``"Seat 2 screen errors: check
+        wiring"`` for another.  Short: whole on the play banner at its smallest size, as
+        the unplugged line is."""
+        if not self.noise:
+            return ""
+        if str(getattr(self.device, "bus", "")).startswith("i2c"):
+            return f"{seat_name(self.seat)} I2C errors: check wiring, try 100 kHz"
+        return f"{seat_name(self.seat)} screen errors: check wiring"
 
     def back(self) -> None:
         """The handheld answers again (its link said so): the next frame is sent whole."""

@@ -220,7 +220,10 @@ def _handheld_cables(config: Config) -> list[str]:
         out += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
         out += ["", "Keep a handheld cable under about 1 m: I2C is a board-level bus (each mux",
                 "channel is its own short segment, which helps). OLED breakouts carry their",
-                "own pull-ups: power them from 3V3 so the pull-ups never lift SDA/SCL to 5 V."]
+                "own pull-ups: power them from 3V3 so the pull-ups never lift SDA/SCL to 5 V.",
+                "A seat whose screen shows I2C errors on the TV, drops out or shows garbled",
+                "frames on a long cable: check the cable, then run I2C at 100 kHz",
+                "(`gpio.i2c_khz = 100`; README.md, \"Long leads: I2C at 100 kHz\")."]
     if serial:
         out += ["", "## Serial handhelds", "",
                 "A serial handheld needs no GPIO: it plugs into a USB port and the config names",

@@ -12,23 +12,32 @@ from device.hand_ui import Key
 class Bus:
     """A luma serial interface (``command``/``data``/``cleanup``) that records the command
     bytes and frame data the OLED driver sends, as an I2C bus that works; with
-    ``unplugged`` set it fails as a pulled cable does (errno 121)."""
+    ``unplugged`` set it fails as a pulled cable does (errno 121); ``nak_next``: so many
+    next writes fail the same way while the panel stays (a marginal line losing a
+    transfer)."""
 
     def __init__(self) -> None:
         self.commands: list[int] = []
         self.frames: list[bytes] = []
         self.unplugged = False
+        self.nak_next = 0
 
-    def command(self, *cmd: int) -> None:
-        """Record command bytes (an unplugged cable: errno 121)."""
+    def _check(self) -> None:
+        """Raise errno 121 for an unplugged cable or a lost transfer."""
+        if self.nak_next > 0:
+            self.nak_next -= 1
+            raise OSError(121, "Remote I/O error")
         if self.unplugged:
             raise OSError(121, "Remote I/O error")
+
+    def command(self, *cmd: int) -> None:
+        """Record command bytes (an unplugged cable, a lost transfer: errno 121)."""
+        self._check()
         self.commands.extend(cmd)
 
     def data(self, data: Any) -> None:
-        """Record a frame chunk (an unplugged cable: errno 121)."""
-        if self.unplugged:
-            raise OSError(121, "Remote I/O error")
+        """Record a frame chunk (an unplugged cable, a lost transfer: errno 121)."""
+        self._check()
         self.frames.append(bytes(data))
 
     def cleanup(self) -> None:

@@ -179,6 +179,9 @@ MALFORMED = [
                  "the mux sits on I2C1 (GPIO 2/3): add 1 to gpio.i2c", id="mux-without-i2c1"),
     pytest.param(edit("address = 0x70", "address = 0x50"), "gpio.i2c_mux.address",
                  "0x50 is not a TCA9548A address (0x70-0x77)", id="bad-mux-address"),
+    pytest.param(edit("i2c_khz = 400", "i2c_khz = 1000"), "gpio.i2c_khz",
+                 "1000 is not an I2C clock in kHz: 400, or 100 for long leads",
+                 id="bad-i2c-clock"),
     pytest.param(edit("i2c = [1]", "i2c = [0]"), "gpio.i2c[0]",
                  "0 is no header I2C bus this firmware knows", id="i2c0-bus"),
     pytest.param(edit('chip = "auto"', 'chip = "gpiochip4"'), "gpio.chip",
@@ -245,6 +248,17 @@ def test_bundled_default_passes_and_is_the_documented_build() -> None:
     assert config.free_pins() == (4, 14, 15, 18)
     assert config.paths.state_dir == Path("/var/lib/partytable")
     assert config.source == "bundled config"
+
+
+def test_the_i2c_clock_for_long_leads_is_the_config_txt_line() -> None:
+    """``gpio.i2c_khz = 100`` (long leads) gives the 100 kHz ``config.txt`` line, prints and
+    reads back; the bundled 400 gives the 400 kHz one."""
+    slow = parse_config(edit("i2c_khz = 400", "i2c_khz = 100"))
+    assert slow.gpio.i2c_khz == 100
+    assert "dtparam=i2c_arm=on,i2c_baudrate=100000" in slow.gpio.boot_lines()
+    assert load_config(None).gpio.boot_lines()[0] == "dtparam=i2c_arm=on,i2c_baudrate=400000"
+    again = parse_config(format_config(slow))
+    assert again.gpio == slow.gpio
 
 
 def test_the_bundled_file_loaded_by_path_equals_the_resource() -> None:

@@ -17,7 +17,16 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest
 
 from device.console import Console, GameRecord, make_seats
-from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone, Quit, SimKey
+from device.events import (
+    Abandon,
+    FakeQueue,
+    HandheldBack,
+    HandheldGone,
+    HandheldNoisy,
+    HandheldQuiet,
+    Quit,
+    SimKey,
+)
 from device.flow import Timing
 from device.games import get_plugin
 from device.journal import DB_NAME, ActionRecord, GameDB, StateError, open_read_only
@@ -160,6 +169,32 @@ def test_a_gone_handheld_is_shown_and_its_turn_waits(display: TableDisplay) -> N
     console.step()
     assert console.model(clock.now_ns()).seats[0].connected
     assert device.image.getbbox() is not None  # the seat's screen was sent again
+
+
+def test_a_noisy_screen_is_named_on_the_tv_until_quiet_and_the_game_goes_on(
+    display: TableDisplay, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A writer's noisy report names the seat on the TV (logged once however often it
+    comes) while the seat stays connected and plays; quiet takes the line back; a report
+    for a seat the console does not have is one log line."""
+    console, clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
+    reason = "seat 1 OLED sh1106 at spi0.0: 3 bus errors in 60 s — check the wiring"
+    with caplog.at_level("WARNING", logger="partytable"):
+        for _ in range(2):
+            queue.post(HandheldNoisy(0, reason, clock.now_ns()))
+            console.step()
+        queue.post(HandheldNoisy(7, reason, clock.now_ns()))
+        console.step()
+    model = console.model(clock.now_ns())
+    assert "Seat 1 screen errors: check wiring" in model.banner
+    assert model.seats[0].connected
+    assert [r.getMessage() for r in caplog.records if "bus errors" in r.getMessage()] == [
+        f"Seat 1 screen: {reason}"
+    ]
+    assert sum("seat index 7" in r.getMessage() for r in caplog.records) == 1
+    queue.post(HandheldQuiet(0, clock.now_ns()))
+    console.step()
+    assert "screen errors" not in console.model(clock.now_ns()).banner
 
 
 def test_a_lobby_file_with_a_value_of_the_wrong_type_is_named_and_replaced(

@@ -21,6 +21,8 @@ from device.config import load_config
 from device.events import FakeQueue, Redraw
 from device.hardware import hardware_console, open_rig
 from device.phase import Phase
+from device.render.layout import BANNER
+from device.render.text import Typesetter
 from drivers.clock import FakeClock
 from drivers.gpio import edge, mock_pin_factory
 
@@ -196,6 +198,51 @@ def test_an_oled_unplugged_mid_game_is_named_on_the_tv_and_comes_back(
             break
     assert console.model(clock.now_ns()).seats[1].connected
     assert len(bus.frames) > sent  # its screen was sent again, whole
+
+
+NOISY_NOTE = "Seat 2 I2C errors: check wiring, try 100 kHz"
+
+
+def test_an_oled_whose_writes_fail_often_is_named_on_the_tv_with_the_advice_until_healthy(
+    rig_parts: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Seat 2's OLED loses a transfer three times in a few seconds (long leads): each time
+    it is gone and back as an unplugged one, and after the third the TV names the seat with
+    the wiring and 100 kHz advice (one log line); a minute without a failure and it goes."""
+    clock: FakeClock = rig_parts["clock"]
+    queue = rig_parts["queue"]
+    console = hardware_console(rig_parts["config"], rig_parts["rig"], clock=clock, queue=queue)
+    console.start()
+    console.render(clock.now_ns())
+    bus = rig_parts["buses"][1]
+
+    def turn() -> bool:
+        """Half a second of the loop with a frame drawn; True if seat 2 is connected."""
+        queue.post(Redraw())
+        console.step()
+        clock.advance(500 * MS)
+        return bool(console.model(clock.now_ns()).seats[1].connected)
+
+    with caplog.at_level("WARNING", logger="partytable"):
+        for _ in range(3):
+            bus.nak_next = 1  # the next transfer to seat 2's panel is lost
+            assert any(not turn() for _ in range(20)), "the lost transfer was not seen"
+            assert any(turn() for _ in range(20)), "seat 2's OLED did not come back"
+            assert bus.nak_next == 0
+    banner = console.model(clock.now_ns()).banner
+    assert NOISY_NOTE in banner
+    assert "Seat 1 I2C" not in banner
+    text_width = BANNER.width - 140  # BannerSpec.paint: the text beside the warning mark
+    assert Typesetter().truncate(NOISY_NOTE, 44, text_width) == NOISY_NOTE  # whole at 44 px
+    noisy_lines = [r.getMessage() for r in caplog.records if "bus errors" in r.getMessage()]
+    assert len(noisy_lines) == 1 and "100 kHz" in noisy_lines[0], noisy_lines
+    for _ in range(100):  # 50 s: still within the minute since the last failure
+        turn()
+    assert NOISY_NOTE in console.model(clock.now_ns()).banner
+    for _ in range(30):
+        turn()
+    assert NOISY_NOTE not in console.model(clock.now_ns()).banner
+    assert console.model(clock.now_ns()).seats[1].connected
 
 
 def test_no_pin_factory_is_one_line_and_the_device_waits(

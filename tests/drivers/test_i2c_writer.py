@@ -35,7 +35,9 @@ class Panel:
     """An SSD1306/SH1106 as the bus sees it: powered or not, lit only after its init.
 
     ``ram``: 1024 bytes of display memory (page-major, LSB at the top of a page);
-    ``inits``: init sequences received (blocks enabling the charge pump, 8Dh 14h).
+    ``inits``: init sequences received (blocks enabling the charge pump, 8Dh 14h);
+    ``blinks``: times a lit panel was switched off; ``lit_with``: the display memory at
+    every display-on command (what the panel shows the moment it lights).
     """
 
     def __init__(self) -> None:
@@ -43,6 +45,8 @@ class Panel:
         self.charge_pump = False
         self.on = False
         self.inits = 0
+        self.blinks = 0
+        self.lit_with: list[bytes] = []
         self.ram = bytearray(1024)
         self._ptr = 0
 
@@ -67,9 +71,11 @@ class Panel:
                 self.charge_pump = True
                 self.inits += 1
         if cmd[0] == 0xAE:
+            self.blinks += int(self.lit)
             self.on = False
         if cmd == [0xAF]:
             self.on = True
+            self.lit_with.append(bytes(self.ram))
         if cmd[0] == 0x21:  # SSD1306 COLUMNADDR ... PAGEADDR: the whole frame follows
             self._ptr = 0
         if 0xB0 <= cmd[0] <= 0xB7 and len(cmd) == 3:  # SH1106 page address
@@ -102,7 +108,9 @@ class FakeBus:
     (n+1)-th data block from now (mid-frame).  ``gate``: when set to an Event, every write
     waits for it (a transfer in progress), ``entered`` is set when one is waiting and
     ``stalled`` records a wait that timed out (someone waited for the bus who should not;
-    the gate then opens for good, so a failing test fails instead of hanging).
+    the gate then opens for good, so a failing test fails instead of hanging).  ``nak_next``:
+    so many next writes are not acknowledged (``OSError(121)``) though the panel keeps its
+    power and state: a marginal line (long leads, weak pull-ups) losing a transfer.
     """
 
     def __init__(self, **panels: Panel) -> None:
@@ -114,6 +122,7 @@ class FakeBus:
         self.entered = threading.Event()
         self.stalled = False
         self.errno = 121
+        self.nak_next = 0
 
     def write_i2c_block_data(self, addr: int, register: int, data: list[int]) -> None:
         self.writes.append((addr, register, tuple(data)))
@@ -123,6 +132,9 @@ class FakeBus:
             if not self.gate.wait(5):
                 self.stalled = True
                 self.gate.set()  # one stall is enough to fail the test; do not hang it
+        if self.nak_next > 0:
+            self.nak_next -= 1
+            raise OSError(121, os.strerror(121))
         panel = self.panels.get(addr)
         if register == 0x40 and addr in self.cut_after and panel is not None:
             if self.cut_after[addr] == 0:
@@ -168,16 +180,24 @@ def frame(x: int, text: str = "") -> Image.Image:
 
 
 class Reports:
-    """on_gone / on_back recorder: ``log`` holds ("gone", seat, reason) / ("back", seat)."""
+    """on_gone / on_back / on_noisy / on_quiet recorder: ``log`` holds ("gone", seat,
+    reason) / ("back", seat); ``noise`` holds ("noisy", seat, reason) / ("quiet", seat)."""
 
     def __init__(self) -> None:
         self.log: list[tuple[object, ...]] = []
+        self.noise: list[tuple[object, ...]] = []
 
     def gone(self, seat: int, reason: str) -> None:
         self.log.append(("gone", seat, reason))
 
     def back(self, seat: int) -> None:
         self.log.append(("back", seat))
+
+    def noisy(self, seat: int, reason: str) -> None:
+        self.noise.append(("noisy", seat, reason))
+
+    def quiet(self, seat: int) -> None:
+        self.noise.append(("quiet", seat))
 
 
 @pytest.fixture
@@ -436,6 +456,284 @@ def test_power_lost_mid_frame_rebuilds_the_panel_and_sends_the_newest_frame(
     assert panel.lit and panel.inits == 2
     assert panel.image().tobytes() == frame(3).tobytes()
     assert screen.state is DisplayState.PRESENT
+
+
+BROWN_OUT_WITHIN_S = 5
+"""A panel that lost its init without a failed write lights again within this (the
+writer's refresh period, a few seconds)."""
+
+
+@pytest.mark.parametrize("kind", ["ssd1306", "sh1106"])
+def test_a_panel_that_loses_power_between_frames_lights_again_with_its_frame(
+    reports: Reports, clock: FakeClock, kind: str
+) -> None:
+    """Power lost and back while the picture does not change: no write fails, the panel
+    comes back dark and uninitialised; the writer's refresh lights it again with its frame,
+    written whole before the display goes on, and nothing is reported gone."""
+    bus = FakeBus(x3C=Panel())
+    hands = synchronous({1: bus}, reports, clock)
+    screen = hands.open(0, kind, port=1)
+    screen.display(frame(1, "hand"))
+    hands.run_once()
+    panel = bus.panels[0x3C]
+    assert panel.image().tobytes() == frame(1, "hand").tobytes()
+    clock.advance(SECOND // 2)
+    panel.power_off()  # a brown-out between two frames: nothing was being written
+    panel.power_on()
+    assert not panel.lit
+    start = clock.now_ns()
+    while not panel.lit and clock.now_ns() - start <= BROWN_OUT_WITHIN_S * SECOND:
+        clock.advance(SECOND // 2)
+        screen.display(frame(1, "hand"))  # the same picture: skipped, nothing to send
+        hands.run_once()
+    assert panel.lit, f"still dark {BROWN_OUT_WITHIN_S} s after it lost its init"
+    assert panel.image().tobytes() == frame(1, "hand").tobytes()
+    assert panel.lit_with[-1] == bytes(bus.panels[0x3C].ram)  # lit only once it was whole
+    assert reports.log == []
+    assert screen.state is DisplayState.PRESENT
+
+
+def test_a_panel_that_loses_power_while_frames_change_lights_again(
+    reports: Reports, clock: FakeClock
+) -> None:
+    """New frames every half second keep the writer busy; a panel that lost its init in
+    between still gets it again within the refresh period and shows the newest frame."""
+    bus = FakeBus(x3C=Panel())
+    hands = synchronous({1: bus}, reports, clock)
+    screen = hands.open(0, "ssd1306", port=1)
+    panel = bus.panels[0x3C]
+    for x in range(4):
+        screen.display(frame(x))
+        hands.run_once()
+        clock.advance(SECOND // 2)
+    panel.power_off()
+    panel.power_on()
+    x = 4
+    start = clock.now_ns()
+    while not panel.lit and clock.now_ns() - start <= BROWN_OUT_WITHIN_S * SECOND:
+        screen.display(frame(x))  # every frame is acknowledged by the dark panel
+        hands.run_once()
+        clock.advance(SECOND // 2)
+        x += 1
+    assert panel.lit
+    assert panel.image().tobytes() == frame(x - 1).tobytes()
+    assert reports.log == []
+
+
+def test_the_refresh_leaves_a_healthy_panel_lit_and_costs_about_one_frame(
+    reports: Reports, clock: FakeClock
+) -> None:
+    """A refresh of a panel that never lost power: it never goes dark (no display-off), its
+    picture stays, and the refresh is one frame plus a few dozen command bytes."""
+    bus = FakeBus(x3C=Panel())
+    hands = synchronous({1: bus}, reports, clock)
+    screen = hands.open(0, "ssd1306", port=1)
+    screen.display(frame(7, "steady"))
+    hands.run_once()
+    panel = bus.panels[0x3C]
+    blinks = panel.blinks
+    before = len(bus.writes)
+    start = clock.now_ns()
+    while len(bus.writes) == before and clock.now_ns() - start <= BROWN_OUT_WITHIN_S * SECOND:
+        clock.advance(SECOND // 2)
+        hands.run_once()
+        assert panel.image().tobytes() == frame(7, "steady").tobytes()
+    refresh = bus.writes[before:]
+    assert refresh, "no refresh within the period"
+    assert panel.blinks == blinks
+    data = [d for _, reg, d in refresh if reg == 0x40]
+    commands = [d for _, reg, d in refresh if reg == 0x00]
+    assert sum(map(len, data)) == 1024  # the whole frame, once
+    assert sum(map(len, commands)) <= 48  # the init sequence, the address window, display on
+    assert panel.image().tobytes() == frame(7, "steady").tobytes()
+    assert screen.frames_sent == 1
+    assert reports.log == []
+
+
+def test_a_refresh_of_an_unchanged_picture_sends_the_same_bytes_again(
+    reports: Reports, clock: FakeClock
+) -> None:
+    """The second refresh of the same picture sends exactly the bytes of the first (luma
+    converts the picture once, not at every refresh), and they still light a panel that
+    lost its init in between."""
+    bus = FakeBus(x3C=Panel())
+    hands = synchronous({1: bus}, reports, clock)
+    screen = hands.open(0, "sh1106", port=1)
+    screen.display(frame(9, "idle"))
+    hands.run_once()
+    device = screen.device
+    conversions: list[int] = []
+    convert = device.display
+    device.display = lambda image: (conversions.append(1), convert(image))
+    refreshes: list[list[tuple[int, int, tuple[int, ...]]]] = []
+    panel = bus.panels[0x3C]
+    for _ in range(2):
+        before = len(bus.writes)
+        start = clock.now_ns()
+        while len(bus.writes) == before and clock.now_ns() - start <= 5 * SECOND:
+            clock.advance(SECOND // 2)
+            hands.run_once()
+        refreshes.append(bus.writes[before:])
+        panel.power_off()
+        panel.power_on()
+    assert panel.lit is False
+    assert refreshes[0] == refreshes[1] and refreshes[0]
+    assert screen.refreshes == 2 and len(conversions) == 1
+    clock.advance(5 * SECOND)
+    hands.run_once()
+    assert panel.image().tobytes() == frame(9, "idle").tobytes()
+    screen.display(frame(10, "new"))
+    hands.run_once()
+    assert len(conversions) == 2  # a new picture goes through luma
+    assert panel.image().tobytes() == frame(10, "new").tobytes()
+
+
+def test_a_threaded_writer_refreshes_a_panel_by_itself() -> None:
+    """On its own thread and the monotonic clock, with no frame given after the first, the
+    writer refreshes a panel that lost its init (a 20 ms period here, 3 s by default)."""
+    bus = FakeBus(x3C=Panel())
+    hands = HandDisplays(refresh_ns=20_000_000, open_serial=opener({1: bus}))
+    try:
+        screen = hands.open(0, "ssd1306", port=1)
+        screen.display(frame(3, "alone"))
+        assert hands.flush(5)
+        panel = bus.panels[0x3C]
+        panel.power_off()
+        panel.power_on()
+        lit = threading.Event()
+        for _ in range(500):  # at most 5 s
+            if panel.lit:
+                lit.set()
+                break
+            lit.wait(0.01)
+        assert lit.is_set()
+        assert panel.image().tobytes() == frame(3, "alone").tobytes()
+        assert screen.refreshes >= 1
+    finally:
+        hands.close()
+
+
+NOISY = (
+    "3 bus errors in 60 s — check the wiring and its pull-ups; on long leads run I2C at"
+    ' 100 kHz (hardware/README.md, "Long leads")'
+)
+
+
+def listening(buses: Mapping[int, FakeBus], reports: Reports, clock: FakeClock) -> HandDisplays:
+    """Hand displays without threads that also report noisy / quiet panels."""
+    return HandDisplays(
+        on_gone=reports.gone,
+        on_back=reports.back,
+        on_noisy=reports.noisy,
+        on_quiet=reports.quiet,
+        clock=clock,
+        thread=False,
+        open_serial=opener(buses),
+    )
+
+
+def test_a_panel_whose_writes_fail_often_is_noisy_once_then_quiet_when_healthy(
+    reports: Reports, clock: FakeClock
+) -> None:
+    """Three lost transfers (NAKs) in 30 s on a panel that keeps its power: each is one
+    gone/back as before, the third reports it noisy once with the advice; 60 s without a
+    failure and it is reported quiet once."""
+    bus = FakeBus(x3C=Panel())
+    hands = listening({1: bus}, reports, clock)
+    screen = hands.open(1, "ssd1306", port=1)
+    screen.display(frame(0))
+    hands.run_once()
+    last_fault = clock.now_ns()
+    for x in (1, 2, 3):
+        clock.advance(10 * SECOND)
+        bus.nak_next = 1
+        screen.display(frame(x))
+        hands.run_once()
+        last_fault = clock.now_ns()
+        assert screen.state is DisplayState.GONE
+        clock.advance(SECOND)
+        hands.run_once()
+        assert screen.state is DisplayState.PRESENT
+        assert screen.noisy is (x == 3)
+    assert [entry[0] for entry in reports.log] == ["gone", "back"] * 3
+    assert reports.noise == [("noisy", 1, f"seat 2 OLED ssd1306 at i2c-1 0x3C: {NOISY}")]
+    assert bus.panels[0x3C].image().tobytes() == frame(3).tobytes()
+    while clock.now_ns() - last_fault < 60 * SECOND:
+        assert len(reports.noise) == 1, "quiet before a whole window without a failure"
+        clock.advance(SECOND // 2)
+        hands.run_once()
+    clock.advance(SECOND // 2)
+    hands.run_once()
+    assert reports.noise[1:] == [("quiet", 1)]
+    assert not screen.noisy
+    assert len(reports.log) == 6
+
+
+def test_failures_during_refreshes_count_and_a_rebuild_that_fails_counts(
+    reports: Reports, clock: FakeClock
+) -> None:
+    """With no new frame at all, the refreshes are the writes: NAKs there count, and so does
+    a rebuild that fails after its probe answered."""
+    bus = FakeBus(x3C=Panel())
+    hands = listening({1: bus}, reports, clock)
+    screen = hands.open(0, "sh1106", port=1)
+    screen.display(frame(5))
+    hands.run_once()
+    for _ in range(2):
+        bus.nak_next = 1
+        before = len(reports.log)
+        while len(reports.log) == before:  # the next refresh fails
+            clock.advance(SECOND // 2)
+            hands.run_once()
+        clock.advance(SECOND)
+        hands.run_once()
+    assert reports.noise == []
+    before = len(bus.writes)
+    bus.nak_next = 1
+    clock.advance(5 * SECOND)
+    hands.run_once()  # the refresh fails (drop-out 3): gone, noisy
+    assert reports.noise == [("noisy", 0, f"seat 1 OLED sh1106 at i2c-1 0x3C: {NOISY}")]
+    assert len(bus.writes) > before
+
+
+def test_an_unplugged_panel_is_gone_and_never_noisy(reports: Reports, clock: FakeClock) -> None:
+    """A panel pulled for two minutes: one drop-out, then probes that are not answered;
+    it is reported gone once and never noisy."""
+    bus = FakeBus(x3C=Panel())
+    hands = listening({1: bus}, reports, clock)
+    screen = hands.open(0, "ssd1306", port=1)
+    screen.display(frame(1))
+    hands.run_once()
+    del bus.panels[0x3C]
+    for step in range(240):
+        screen.display(frame(2 + step % 2))
+        hands.run_once()
+        clock.advance(SECOND // 2)
+    assert [entry[0] for entry in reports.log] == ["gone"]
+    assert reports.noise == []
+    assert not screen.noisy
+
+
+def test_failures_spread_wider_than_the_window_are_not_noisy(
+    reports: Reports, clock: FakeClock
+) -> None:
+    """One lost transfer every 40 s for four minutes: never three within 60 s, never noisy."""
+    bus = FakeBus(x3C=Panel())
+    hands = listening({1: bus}, reports, clock)
+    screen = hands.open(0, "ssd1306", port=1)
+    screen.display(frame(0))
+    hands.run_once()
+    for x in range(1, 7):
+        clock.advance(39 * SECOND)
+        hands.run_once()
+        bus.nak_next = 1
+        screen.display(frame(x))
+        hands.run_once()
+        clock.advance(SECOND)
+        hands.run_once()
+        assert screen.state is DisplayState.PRESENT
+    assert [entry[0] for entry in reports.log] == ["gone", "back"] * 6
+    assert reports.noise == []
 
 
 def test_retries_back_off_and_build_nothing_while_the_chip_is_absent(
