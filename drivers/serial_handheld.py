@@ -981,7 +981,7 @@ class SerialHandhelds(ClosesOnExit):
                          f"handheld is on {state.link.name}", t_ns, calls)
             return
         dedup = self._dedup.setdefault(hid, KeyDedup())
-        answer = negotiate(hello, dedup)
+        answer = negotiate(hello, dedup, hello_seq=seq)
         if isinstance(answer, Nak):
             kind = "version" if answer.reason is NakReason.VERSION else "screen"
             self._refuse(link, seq, state, kind, answer.text,
