@@ -600,11 +600,11 @@ def test_held_keys_repeat_and_a_long_back_opens_the_menu(rigs: Callable[..., Rig
     t0 = rig.clock.now_ns()
     peer.press("left")
     rig.step()
-    for at in (399, 400, 520, 640):
-        rig.clock.set(t0 + at * MS)
-        rig.step(1)
+    for at in (399, 400, 520, 640):  # each due repeat waits for the handheld's answer
+        rig.clock.set(t0 + at * MS)     # to a PING: a pass, the answer, the next pass
+        rig.step(2)
     rig.clock.set(t0 + 950 * MS)  # a late pass: one repeat, at the latest scheduled time
-    rig.step(1)
+    rig.step(2)
     peer.press("left", False)
     rig.step()
     rig.clock.set(t0 + 1500 * MS)
@@ -628,6 +628,20 @@ def test_held_keys_repeat_and_a_long_back_opens_the_menu(rigs: Callable[..., Rig
     rig.unplug(peer)  # a held key ends with its handheld: no repeats while it is gone
     rig.advance(2 * SECOND)
     assert [e.key for e in rig.events] == ["right"]
+
+
+def test_a_held_key_does_not_repeat_once_the_handheld_goes_silent(
+        rigs: Callable[..., Rig]) -> None:
+    """A cable pulled silently while LEFT is held (nothing more arrives, the port reports
+    nothing): no repeat in the 1.5 s before the link is declared gone."""
+    rig = rigs({0: "hh-A"})
+    peer = _connect(rig, Peer("hh-A"))
+    peer.press("left")
+    rig.advance(300 * MS, step_ns=10 * MS, rounds=2)  # PINGs answered: the link is alive
+    peer.answer = False  # the cable is pulled: not one byte more comes from the handheld
+    rig.advance(1550 * MS, step_ns=10 * MS, rounds=2)  # until the link is declared gone
+    assert [(e.key, e.repeat) for e in rig.events] == [("left", False)]
+    assert rig.gone and rig.gone[0][1].startswith("seat 1 serial handheld hh-A: no answer")
 
 
 def test_a_key_before_hello_is_answered_hello_first(rigs: Callable[..., Rig]) -> None:
