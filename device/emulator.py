@@ -1,5 +1,4 @@
-"""An emulated serial handheld (``python -m device emulate-handheld``; issue "Serial
-handhelds" 5).
+"""An emulated serial handheld (``python -m device emulate-handheld``).
 
 It runs the firmware's own protocol core — ``hardware/handheld/handheld_core.py``, the module
 the RP2040 runs (PROTOCOL.md) — behind a pseudo-terminal: the console opens the pty's slave end
@@ -26,6 +25,7 @@ import select
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType, ModuleType
@@ -220,6 +220,44 @@ class EmulatedHandheld:
                 log.exception("emulated handheld %s", self.handheld_id)
 
 
+class KeyLines:
+    """The key lines typed into the emulator's terminal (or piped into it), read from the
+    file descriptor itself.
+
+    ``fd``: the descriptor (``sys.stdin.fileno()``).  Reading through ``sys.stdin`` after
+    ``select`` would lose lines: its buffer takes every line the kernel holds at the first
+    ``readline``, and ``select`` then says nothing is waiting while the rest sit in that
+    buffer.  Here each :meth:`read` takes every byte the descriptor has and hands back every
+    complete line; a line without its newline waits for the rest.  At end of file the last
+    partial line is handed back and the descriptor is no longer watched.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.eof = False
+        self._partial = b""
+
+    def read(self, timeout_s: float) -> list[str]:
+        """Wait up to ``timeout_s`` seconds for input; return the complete lines that came
+        (without their newlines; undecodable bytes replaced), ``[]`` when none did."""
+        if self.eof:
+            time.sleep(timeout_s)
+            return []
+        ready, _, _ = select.select([self.fd], [], [], timeout_s)
+        if not ready:
+            return []
+        try:
+            data = os.read(self.fd, 4096)
+        except BlockingIOError:
+            return []
+        if not data:
+            self.eof = True
+            rest, self._partial = self._partial, b""
+            return [rest.decode(errors="replace")] if rest else []
+        *lines, self._partial = (self._partial + data).split(b"\n")
+        return [line.decode(errors="replace") for line in lines]
+
+
 def main(argv: list[str]) -> int:
     """``python -m device emulate-handheld [--id ID] [--out DIR]``: one emulated handheld on
     a pty until Ctrl-C; prints the path to give the console (``seat.handheld.id`` or its
@@ -247,13 +285,10 @@ def main(argv: list[str]) -> int:
     handheld.start()
     names = {"l": "left", "r": "right", "s": "select", "b": "back"}
     shown = 0
+    keys = KeyLines(sys.stdin.fileno())
     try:
         while not stop.is_set():
-            ready, _, _ = select.select([sys.stdin], [], [], 0.1)
-            if ready:
-                line = sys.stdin.readline()
-                if not line:
-                    stop.wait(0.1)
+            for line in keys.read(0.1):
                 for ch in line.strip():
                     if ch in names:
                         handheld.press(names[ch])

@@ -63,6 +63,7 @@ __all__ = [
     "KEY_RESEND_MS",
     "LINK_TIMEOUT_NS",
     "MAX_BODY",
+    "MAX_BOOTS",
     "MAX_ENCODED",
     "MAX_FIRMWARE",
     "MAX_ID",
@@ -761,11 +762,14 @@ def version_problem(hello: Hello, speaks: Sequence[int] = SUPPORTED_VERSIONS) ->
 
 def negotiate(hello: Hello, dedup: KeyDedup, *, speaks: Sequence[int] = SUPPORTED_VERSIONS,
               ping_interval_ms: int = PING_INTERVAL_NS // 1_000_000,
-              timeout_ms: int = LINK_TIMEOUT_NS // 1_000_000) -> Welcome | Nak:
+              timeout_ms: int = LINK_TIMEOUT_NS // 1_000_000,
+              hello_seq: int | None = None) -> Welcome | Nak:
     """The Pi's answer to ``hello``: a Welcome with the highest common version, or a Nak.
 
     ``dedup``: this handheld id's :class:`KeyDedup`; only when the answer is a Welcome is
-    ``dedup.hello(hello)`` called, giving the Welcome's ``key_ack``.  ``speaks``: the
+    ``dedup.hello(hello, hello_seq)`` called, giving the Welcome's ``key_ack``
+    (``hello_seq``: the HELLO's header seq, which tells a restarted board that repeats its
+    ``boot_id``; None skips that check).  ``speaks``: the
     versions this Pi speaks.  A Nak has ``of=HELLO`` and reason VERSION (no common version)
     or SCREEN (not 128x64), with a text the handheld shows (PROTOCOL.md, "Session and
     version negotiation").  Send the answer with the HELLO's seq.
@@ -783,7 +787,7 @@ def negotiate(hello: Hello, dedup: KeyDedup, *, speaks: Sequence[int] = SUPPORTE
                    text=f"screen {hello.width}x{hello.height} not supported "
                         f"(this Pi drives {WIDTH}x{HEIGHT})")
     version = max(v for v in speaks if hello.version_min <= v <= hello.version_max)
-    return Welcome(version=version, key_ack=dedup.hello(hello),
+    return Welcome(version=version, key_ack=dedup.hello(hello, hello_seq),
                    ping_interval_ms=ping_interval_ms, timeout_ms=timeout_ms)
 
 
@@ -995,46 +999,108 @@ class KeyVerdict(enum.Enum):
     """No HELLO seen yet: answer NAK HELLO_FIRST."""
 
 
-class KeyDedup:
-    """The Pi's exactly-once rule for one handheld's KEYs; keep one per handheld id, for the
-    life of the process, across reconnects (PROTOCOL.md, "KEY delivery").
+MAX_BOOTS: Final = 8
+"""Boots of one handheld id whose KEY state :class:`KeyDedup` keeps (the least recently
+welcomed one is forgotten first): the real handheld and a few impostors or restarts."""
 
-    State: the handheld's ``boot_id`` and ``last``, the last KEY seq applied (u16).  KEYs are
-    applied strictly in order: only ``seq == last + 1`` is new.  :meth:`hello` is called with
-    every accepted HELLO: the same ``boot_id`` keeps ``last`` (keys resent after a re-plug
-    are recognised) unless ``hello.next_key_seq`` is past ``last + 1`` (nothing older is
-    coming: ``last`` moves up to ``next_key_seq - 1``); a different one (the handheld
-    restarted, its counter with it) starts from ``hello.next_key_seq - 1``.  Pure: no
+
+class _Boot:
+    """One boot's KEY state in :class:`KeyDedup`: ``last`` applied KEY seq (u16) and the
+    ``hello_seq`` (u16 or None) of the latest HELLO welcomed from it."""
+
+    __slots__ = ("hello_seq", "last")
+
+    def __init__(self, last: int, hello_seq: int | None) -> None:
+        self.last = last
+        self.hello_seq = hello_seq
+
+
+class KeyDedup:
+    """The Pi's exactly-once rule for one handheld id's KEYs; keep one per handheld id, for
+    the life of the process, across reconnects (PROTOCOL.md, "KEY delivery").
+
+    State, per boot (``boot_id``) of that id, for the :data:`MAX_BOOTS` boots welcomed last:
+    ``last``, the last KEY seq applied (u16), and the seq of the latest HELLO welcomed.  KEYs
+    count for the boot of the latest accepted HELLO (:attr:`boot_id`) and are applied
+    strictly in order: only ``seq == last + 1`` is new.  Keeping every boot's state, not only
+    the latest, means a second board that claims the same id (an impostor holding the seat
+    while the real one is unplugged) cannot make the real one's resent keys count twice.
+
+    :meth:`hello` is called with every accepted HELLO and its header seq.  A known boot keeps
+    ``last`` (keys resent after a re-plug are recognised) unless ``next_key_seq`` is past
+    ``last + 1`` (nothing older is coming: ``last`` moves up to ``next_key_seq - 1``).  A
+    known ``boot_id`` whose counters started again is a new boot that repeats the id (a
+    firmware whose random is not seeded): its state starts over from ``next_key_seq - 1``.
+    That is the case when the HELLO's seq is not after the one welcomed last from that boot
+    (a board's HELLO counter starts at 0 at power-up and only goes up), or when
+    ``next_key_seq`` is more than :data:`KEY_QUEUE` behind ``last + 1`` (the same boot cannot
+    still hold a key that old).  An unknown boot starts from ``next_key_seq - 1``.  Pure: no
     clock, no I/O.
 
     >>> d = KeyDedup()
-    >>> d.hello(Hello(handheld_id="hh", firmware="", boot_id=9, next_key_seq=40))
+    >>> d.hello(Hello(handheld_id="hh", firmware="", boot_id=9, next_key_seq=40), 0)
     39
     >>> [d.accept(s).value for s in (40, 40, 42, 41)]
     ['new', 'duplicate', 'gap', 'new']
+    >>> d.hello(Hello(handheld_id="hh", firmware="", boot_id=9, next_key_seq=40), 1)
+    41
+    >>> d.hello(Hello(handheld_id="hh", firmware="", boot_id=9, next_key_seq=0), 0)
+    65535
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_boots: int = MAX_BOOTS) -> None:
+        if max_boots < 1:
+            raise _fail(f"KeyDedup max_boots must be at least 1, got {max_boots!r}")
+        self.max_boots = max_boots
         self.boot_id: int | None = None
-        self.last: int | None = None
+        """The boot of the latest accepted HELLO: the one KEYs count for."""
+        self._boots: dict[int, _Boot] = {}
+        self._current: _Boot | None = None
         self.applied = 0
         """KEYs accepted as NEW."""
         self.duplicates = 0
         """KEYs refused as DUPLICATE (resends and replays)."""
         self.gaps = 0
         """KEYs refused as GAP."""
+        self.restarts = 0
+        """HELLOs of a known ``boot_id`` whose counters had started again (a repeated id)."""
 
-    def hello(self, hello: Hello) -> int:
-        """Start or resume the session for ``hello``; return the ``key_ack`` for its WELCOME."""
+    @property
+    def last(self) -> int | None:
+        """The last KEY seq applied from :attr:`boot_id` (u16), None before any HELLO."""
+        return None if self._current is None else self._current.last
+
+    @property
+    def boots(self) -> tuple[int, ...]:
+        """The boot ids whose state is kept, the least recently welcomed first."""
+        return tuple(self._boots)
+
+    def hello(self, hello: Hello, hello_seq: int | None = None) -> int:
+        """Start or resume the session for ``hello`` (``hello_seq``: its header seq, u16;
+        None skips the HELLO counter check); return the ``key_ack`` for its WELCOME."""
         before = (hello.next_key_seq - 1) & 0xFFFF
-        if hello.boot_id != self.boot_id or self.last is None:
-            self.boot_id = hello.boot_id
-            self.last = before
-        elif seq_diff(before, self.last) > 0:
-            # The handheld holds nothing older than next_key_seq: keys up to it are not
-            # coming, so waiting for them would be a gap forever.
-            self.last = before
-        return self.last
+        boot = self._boots.pop(hello.boot_id, None)
+        if boot is not None and (
+                (hello_seq is not None and boot.hello_seq is not None
+                 and seq_diff(hello_seq, boot.hello_seq) <= 0)
+                or seq_diff(before, boot.last) < -KEY_QUEUE):
+            self.restarts += 1
+            boot = None
+        if boot is None:
+            boot = _Boot(before, hello_seq)
+        else:
+            if seq_diff(before, boot.last) > 0:
+                # The handheld holds nothing older than next_key_seq: keys up to it are not
+                # coming, so waiting for them would be a gap forever.
+                boot.last = before
+            if hello_seq is not None:
+                boot.hello_seq = hello_seq
+        self._boots[hello.boot_id] = boot
+        while len(self._boots) > self.max_boots:
+            del self._boots[next(iter(self._boots))]
+        self.boot_id = hello.boot_id
+        self._current = boot
+        return boot.last
 
     @property
     def ack(self) -> int | None:
@@ -1042,12 +1108,14 @@ class KeyDedup:
         return self.last
 
     def accept(self, seq: int) -> KeyVerdict:
-        """Decide about a KEY with header ``seq`` (u16); NEW advances :attr:`last`."""
-        if self.last is None:
+        """Decide about a KEY with header ``seq`` (u16) from :attr:`boot_id`; NEW advances
+        :attr:`last`."""
+        boot = self._current
+        if boot is None:
             return KeyVerdict.NO_SESSION
-        step = seq_diff(seq, self.last)
+        step = seq_diff(seq, boot.last)
         if step == 1:
-            self.last = seq
+            boot.last = seq
             self.applied += 1
             return KeyVerdict.NEW
         if step <= 0:

@@ -26,7 +26,9 @@ and only posts decoded events"):
   injected clock when the packet was read (the handheld's ms clock is not ours).  As on a
   wired handheld (:mod:`drivers.keys`), LEFT/RIGHT held auto-repeat (400 ms, then every
   120 ms, ``repeat=True``) and BACK held 2 s posts one ``KeyPress(seat, "menu", t)``; a
-  handheld that goes away ends its holds.
+  hold counts only while the handheld is heard (a repeat due at ``t`` waits for a packet
+  received at or after ``t``, asked for with a PING), so a silently pulled cable repeats
+  nothing; a handheld that goes away ends its holds.
 - Heartbeat: a PING every 250 ms on every open port.  A port is given up after 1.5 s without
   a valid packet, or at once when pyserial raises on it: ``SerialException``, ``OSError``
   (EIO) or ``termios.error`` (not an ``OSError``), the three things a vanished port raises
@@ -435,6 +437,7 @@ class _Seat:
     dirty: bool = False
     repeat_at: dict[str, int] = field(default_factory=dict)
     menu_at: int | None = None
+    probe_ns: int | None = None
     port: str | None = None
     handheld_id: str | None = None
     sessions: int = 0
@@ -981,7 +984,7 @@ class SerialHandhelds(ClosesOnExit):
                          f"handheld is on {state.link.name}", t_ns, calls)
             return
         dedup = self._dedup.setdefault(hid, KeyDedup())
-        answer = negotiate(hello, dedup)
+        answer = negotiate(hello, dedup, hello_seq=seq)
         if isinstance(answer, Nak):
             kind = "version" if answer.reason is NakReason.VERSION else "screen"
             self._refuse(link, seq, state, kind, answer.text,
@@ -1074,16 +1077,42 @@ class SerialHandhelds(ClosesOnExit):
 
     def _holds(self, state: _Seat, now: int, calls: list[_Call]) -> None:
         """Post the repeats and the menu due by ``now`` (drivers.keys' rules): one repeat
-        per held key per pass, stamped at its latest scheduled time <= ``now``."""
+        per held key per pass, stamped at its latest scheduled time <= ``now``.
+
+        A hold counts only while the handheld is heard: a repeat (or the menu) due at ``t``
+        is posted once a valid packet has arrived at or after ``t``.  The byte stream keeps
+        its order, so a packet sent after the key's release arrives after the release
+        itself: traffic at ``t`` without a release before it proves the key still held.
+        Until then the moment waits and a PING asks for an answer (at most one per
+        :data:`REPEAT_INTERVAL_NS`); a silently pulled cable therefore posts no repeat in
+        the 1.5 s before the link is declared gone.  With the handheld there, a repeat
+        comes one PING round trip after its time (about a millisecond on USB), stamped at
+        its time."""
+        link = state.link
+        heard = link.last_rx_ns if link is not None and link.session else None
         due: list[KeyPress] = []
+        waiting = False
         for name, at in state.repeat_at.items():
             if now >= at:
                 latest = at + (now - at) // REPEAT_INTERVAL_NS * REPEAT_INTERVAL_NS
-                due.append(KeyPress(state.seat, name, latest, repeat=True))
-                state.repeat_at[name] = latest + REPEAT_INTERVAL_NS
+                if heard is not None and heard >= latest:
+                    due.append(KeyPress(state.seat, name, latest, repeat=True))
+                    state.repeat_at[name] = latest + REPEAT_INTERVAL_NS
+                else:
+                    state.repeat_at[name] = latest
+                    waiting = True
         if state.menu_at is not None and now >= state.menu_at:
-            due.append(KeyPress(state.seat, MENU_KEY, state.menu_at))
-            state.menu_at = None
+            if heard is not None and heard >= state.menu_at:
+                due.append(KeyPress(state.seat, MENU_KEY, state.menu_at))
+                state.menu_at = None
+            else:
+                waiting = True
+        if not waiting:
+            state.probe_ns = None
+        elif (link is not None and link.session and not link.closed
+              and (state.probe_ns is None or now - state.probe_ns >= REPEAT_INTERVAL_NS)):
+            state.probe_ns = now
+            self._ping(link, now)
         for event in sorted(due, key=lambda e: e.t_ns):
             self._emit(state, event, calls)
 
@@ -1114,10 +1143,14 @@ class SerialHandhelds(ClosesOnExit):
             return
         if now >= link.next_ping_ns:
             link.next_ping_ns = now + PING_INTERVAL_NS
-            self._send(link, encode(Ping(), link.ping_seq))
-            link.pings[link.ping_seq] = now
-            link.pings = {s: t for s, t in link.pings.items() if now - t < LINK_TIMEOUT_NS}
-            link.ping_seq = (link.ping_seq + 1) & 0xFFFF
+            self._ping(link, now)
+
+    def _ping(self, link: _Link, now: int) -> None:
+        """Send a PING on ``link`` (``now``: ``int`` ns, remembered for the round trip)."""
+        self._send(link, encode(Ping(), link.ping_seq))
+        link.pings[link.ping_seq] = now
+        link.pings = {s: t for s, t in link.pings.items() if now - t < LINK_TIMEOUT_NS}
+        link.ping_seq = (link.ping_seq + 1) & 0xFFFF
 
     def _seat_pass(self, state: _Seat, now: int, calls: list[_Call]) -> None:
         """Ship the seat's newest picture, post its due repeats, report a late first
@@ -1202,9 +1235,13 @@ class SerialHandhelds(ClosesOnExit):
                 resend = state.frames.deadline_ns()
                 if resend is not None:
                     times.append(resend)
-            times += state.repeat_at.values()
-            if state.menu_at is not None:
-                times.append(state.menu_at)
+            for at in (*state.repeat_at.values(), state.menu_at):
+                if at is None:
+                    continue
+                if at > now or state.probe_ns is None:
+                    times.append(at)
+                else:  # due, waiting to hear from the handheld: a read wakes us, or asks again
+                    times.append(state.probe_ns + REPEAT_INTERVAL_NS)
             if state.first_deadline_ns is not None:
                 times.append(state.first_deadline_ns)
         return max(min(times), now)
@@ -1244,6 +1281,7 @@ class SerialHandhelds(ClosesOnExit):
             state.link = None
         state.repeat_at.clear()
         state.menu_at = None
+        state.probe_ns = None
         state.frames.restart()
         self._report_gone(state, reason, calls)
 

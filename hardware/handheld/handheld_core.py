@@ -4,7 +4,7 @@ The handheld half of ``hardware/handheld/PROTOCOL.md`` (protocol version 1), wri
 MicroPython on the RP2040 *and* CPython 3.11: it imports nothing, reads no clock and touches
 no pin, so the tests run it on CPython against the Pi's codec (``drivers/handheld_codec.py``,
 which it must not import: MicroPython has no dataclasses, enum, typing or ``cobs`` package,
-and no ``binascii.crc_hqx``).  ``main.py`` is the board around it.
+and no ``binascii.crc_hqx``).  ``firmware.py`` is the board around it.
 
 - :func:`crc16`: CRC-16/CCITT-FALSE (PROTOCOL.md, "CRC"), table-driven (the datasheet's
   bitwise routine costs 8 loop turns a byte: tens of ms for a 1 KiB FRAME on an RP2040);

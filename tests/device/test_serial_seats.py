@@ -217,3 +217,50 @@ def test_a_restarted_emulated_handheld_is_a_new_power_up_and_its_keys_count() ->
             handheld.stop()
     finally:
         link.close()
+
+
+def test_the_emulators_terminal_acts_on_every_key_line_of_one_write() -> None:
+    """``python -m device emulate-handheld`` reading its keys from a pipe: three key lines
+    arriving in one write ("l", "r", "s") are three key presses at the console, in order."""
+    import subprocess
+    import sys
+    import threading
+
+    from drivers.serial_handheld import SerialHandhelds
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen([sys.executable, "-m", "device", "emulate-handheld", "--id",
+                             "stdin-1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=root, env=env)
+    presses: list[KeyPress] = []
+    got = threading.Condition()
+
+    def post(event: object) -> None:
+        with got:
+            if isinstance(event, KeyPress) and not event.repeat:
+                presses.append(event)
+            got.notify_all()
+
+    handhelds = None
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        first = proc.stdout.readline().decode()
+        path = first.split(" on ", 1)[1].split(" ", 1)[0]
+        assert path.startswith("/dev/"), first
+        handhelds = SerialHandhelds({0: path}, post=post, ports=lambda: [path])
+        end = time.monotonic() + 10
+        while not handhelds.connected(0):
+            assert time.monotonic() < end, "the emulated handheld never connected"
+            time.sleep(0.01)
+        proc.stdin.write(b"l\nr\ns\n")  # one write: all three lines arrive together
+        proc.stdin.flush()
+        with got:
+            got.wait_for(lambda: len(presses) >= 3, timeout=5)
+            keys = [e.key for e in presses]
+        assert keys == ["left", "right", "select"]
+    finally:
+        if handhelds is not None:
+            handhelds.close()
+        proc.terminate()
+        proc.wait(10)

@@ -30,6 +30,8 @@ import drivers.handheld_codec as codec
 from drivers.errors import DriverValueError
 from drivers.handheld_codec import (
     KEY_CODES,
+    KEY_QUEUE,
+    MAX_BOOTS,
     MAX_ENCODED,
     MAX_WIRE,
     PAGE_BYTES,
@@ -794,6 +796,50 @@ def test_dedup_never_waits_for_keys_the_handheld_no_longer_holds() -> None:
     assert dedup.hello(hello(boot_id=7, next_key_seq=104)) == 103
     assert dedup.accept(104) is KeyVerdict.NEW
     assert dedup.hello(hello(boot_id=7, next_key_seq=90)) == 104
+
+
+def test_dedup_keeps_each_boots_state_and_forgets_the_least_recent() -> None:
+    """Another boot in between (an impostor with the same id) leaves a boot's ``last``
+    alone; past MAX_BOOTS boots the least recently welcomed one is forgotten."""
+    dedup = KeyDedup()
+    dedup.hello(hello(boot_id=1, next_key_seq=0), 0)
+    assert [dedup.accept(s) for s in (0, 1)] == [KeyVerdict.NEW, KeyVerdict.NEW]
+    assert dedup.hello(hello(boot_id=2, next_key_seq=50), 3) == 49
+    assert dedup.accept(50) is KeyVerdict.NEW
+    assert dedup.hello(hello(boot_id=1, next_key_seq=0), 4) == 1  # its 0 and 1 were applied
+    assert dedup.accept(1) is KeyVerdict.DUPLICATE
+    for boot in range(100, 100 + MAX_BOOTS):
+        dedup.hello(hello(boot_id=boot, next_key_seq=7), 0)
+    assert 1 not in dedup.boots and len(dedup.boots) == MAX_BOOTS
+    assert dedup.hello(hello(boot_id=1, next_key_seq=0), 9) == 0xFFFF  # forgotten: anew
+    assert dedup.restarts == 0
+
+
+@pytest.mark.parametrize(("hello_seq", "next_key_seq", "restart"), [
+    (0, 0, True),                  # its HELLO counter started again
+    (5, 0, True),                  # the same HELLO seq as the last welcomed one
+    (6, 40 - KEY_QUEUE, False),    # the oldest key a full queue can still hold
+    (6, 39 - KEY_QUEUE, True),     # older than any key the same boot can hold
+    (None, 39 - KEY_QUEUE, True),
+    (None, 0, True),
+    (6, 0xFFFF, True),
+    (6, 41, False),
+])
+def test_dedup_a_repeated_boot_id_whose_counters_started_again_starts_over(
+        hello_seq: int | None, next_key_seq: int, restart: bool) -> None:
+    """A known boot_id whose HELLO is not after the last welcomed one, or whose oldest key
+    is older than a queue of KEY_QUEUE can hold, is a new boot: its keys count again."""
+    dedup = KeyDedup()
+    dedup.hello(hello(boot_id=3, next_key_seq=0), 5)
+    for seq in range(40):
+        dedup.accept(seq)
+    ack = dedup.hello(hello(boot_id=3, next_key_seq=next_key_seq), hello_seq)
+    if restart:
+        assert ack == (next_key_seq - 1) & 0xFFFF and dedup.restarts == 1
+        assert dedup.accept(next_key_seq) is KeyVerdict.NEW
+    else:
+        assert ack == 40 if next_key_seq == 41 else ack == 39
+        assert dedup.restarts == 0
 
 
 def test_key_sender_queue_releases_on_cumulative_acks_only() -> None:

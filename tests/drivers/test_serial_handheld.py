@@ -505,6 +505,93 @@ def test_a_restarted_handheld_starts_its_keys_over(rigs: Callable[..., Rig]) -> 
     assert rig.gone == []  # the link never dropped
 
 
+def test_an_impostor_with_the_same_id_does_not_make_the_real_handhelds_keys_count_twice(
+        rigs: Callable[..., Rig]) -> None:
+    """Handheld A applies keys whose ACKs are lost, is pulled; B, another board with A's id
+    and its own boot, holds the seat and plays; A comes back (the same power-up) and resends
+    its unacknowledged keys: each of A's keys is applied once, B's once."""
+    rig = rigs({0: "hh-A"})
+    real = Peer("hh-A", boot_id=0xA)
+    _connect(rig, real)
+    real.take_key_acks = False
+    real.press("select")
+    real.press("select", False)
+    real.press("left")
+    rig.step()
+    assert _keys(rig) == [(0, "select", False), (0, "left", False)]
+    assert len(real.keys.pending()) == 3  # applied, but not one ACK arrived
+    rig.unplug(real)
+    rig.step()
+    impostor = Peer("hh-A", boot_id=0xB)
+    rig.plug(impostor)
+    rig.advance(SCAN_NS)
+    assert impostor.session
+    impostor.press("right")
+    rig.step()
+    rig.unplug(impostor)
+    rig.step()
+    back = Peer("hh-A", keys=real.keys)  # A again: the same power-up, the same key queue
+    back.hello_seq = real.hello_seq
+    rig.plug(back)
+    rig.advance(SCAN_NS)
+    assert back.session
+    back.take_key_acks = True
+    back.resend_keys()
+    rig.step()
+    assert _keys(rig) == [(0, "select", False), (0, "left", False), (0, "right", False)]
+    assert back.welcomes[-1].key_ack == 2  # A's 0..2 were applied before the impostor came
+    assert back.keys.pending() == []
+
+
+def test_a_board_that_repeats_its_boot_id_has_its_keys_applied_after_a_restart(
+        rigs: Callable[..., Rig]) -> None:
+    """A firmware whose random is not seeded draws the same boot_id at every power-up: its
+    second boot starts its KEY and HELLO counters at 0 again, and its keys still count."""
+    rig = rigs({0: "hh-A"})
+    first = Peer("hh-A", boot_id=0x5EED)
+    _connect(rig, first)
+    for _ in range(3):
+        first.press("select")
+        first.press("select", False)
+    rig.step()
+    assert _keys(rig) == [(0, "select", False)] * 3
+    rig.unplug(first)
+    rig.step()
+    again = Peer("hh-A", boot_id=0x5EED)  # power-up: counters at 0, the same boot_id
+    rig.plug(again)
+    rig.advance(SCAN_NS)
+    assert again.session
+    again.press("left")
+    again.press("left", False)
+    again.press("right")
+    rig.step()
+    assert _keys(rig) == [(0, "select", False)] * 3 + [(0, "left", False), (0, "right", False)]
+    assert again.welcomes[-1].key_ack == 0xFFFF
+    assert again.keys.pending() == []
+
+
+def test_a_restart_on_the_same_port_with_a_repeated_boot_id_starts_its_keys_over(
+        rigs: Callable[..., Rig]) -> None:
+    """The same boot_id after a soft reset with USB up (no unplug): its HELLO counter starts
+    again, so its keys from seq 0 are new, and its queue is not jammed by duplicates."""
+    rig = rigs({0: "hh-A"})
+    peer = Peer("hh-A", boot_id=0x5EED)
+    _connect(rig, peer)
+    for _ in range(2):
+        peer.press("back")
+        peer.press("back", False)
+    rig.step()
+    peer.keys = KeySender(boot_id=0x5EED)
+    peer.session = False
+    peer.hello_seq = 0
+    peer.hello()
+    rig.step()
+    peer.press("select")
+    rig.step()
+    assert _keys(rig) == [(0, "back", False)] * 2 + [(0, "select", False)]
+    assert peer.keys.pending() == []
+
+
 def test_held_keys_repeat_and_a_long_back_opens_the_menu(rigs: Callable[..., Rig]) -> None:
     """LEFT held repeats after 400 ms then every 120 ms; BACK held 2 s posts 'menu' once."""
     rig = rigs({0: "hh-A"})
@@ -513,11 +600,11 @@ def test_held_keys_repeat_and_a_long_back_opens_the_menu(rigs: Callable[..., Rig
     t0 = rig.clock.now_ns()
     peer.press("left")
     rig.step()
-    for at in (399, 400, 520, 640):
-        rig.clock.set(t0 + at * MS)
-        rig.step(1)
+    for at in (399, 400, 520, 640):  # each due repeat waits for the handheld's answer
+        rig.clock.set(t0 + at * MS)     # to a PING: a pass, the answer, the next pass
+        rig.step(2)
     rig.clock.set(t0 + 950 * MS)  # a late pass: one repeat, at the latest scheduled time
-    rig.step(1)
+    rig.step(2)
     peer.press("left", False)
     rig.step()
     rig.clock.set(t0 + 1500 * MS)
@@ -541,6 +628,20 @@ def test_held_keys_repeat_and_a_long_back_opens_the_menu(rigs: Callable[..., Rig
     rig.unplug(peer)  # a held key ends with its handheld: no repeats while it is gone
     rig.advance(2 * SECOND)
     assert [e.key for e in rig.events] == ["right"]
+
+
+def test_a_held_key_does_not_repeat_once_the_handheld_goes_silent(
+        rigs: Callable[..., Rig]) -> None:
+    """A cable pulled silently while LEFT is held (nothing more arrives, the port reports
+    nothing): no repeat in the 1.5 s before the link is declared gone."""
+    rig = rigs({0: "hh-A"})
+    peer = _connect(rig, Peer("hh-A"))
+    peer.press("left")
+    rig.advance(300 * MS, step_ns=10 * MS, rounds=2)  # PINGs answered: the link is alive
+    peer.answer = False  # the cable is pulled: not one byte more comes from the handheld
+    rig.advance(1550 * MS, step_ns=10 * MS, rounds=2)  # until the link is declared gone
+    assert [(e.key, e.repeat) for e in rig.events] == [("left", False)]
+    assert rig.gone and rig.gone[0][1].startswith("seat 1 serial handheld hh-A: no answer")
 
 
 def test_a_key_before_hello_is_answered_hello_first(rigs: Callable[..., Rig]) -> None:
@@ -575,6 +676,7 @@ def test_unplug_is_seen_at_once_and_a_replug_under_a_new_path_resumes(
     rig.step()
     assert _keys(rig) == [(1, "select", False), (1, "left", False)]
     second = Peer("hh-A", keys=first.keys)  # the same power-up, so the same key queue
+    second.hello_seq = first.hello_seq  # and the same HELLO counter
     assert second.path != first.path  # opened while the first still holds its node
     rig.unplug(first)
     rig.hh.run_once(rig.clock.now_ns())

