@@ -680,7 +680,7 @@ def fault_display_mode(path: Path | None, environ: Mapping[str, str]) -> str:
     if path is not None:
         try:
             with open(path, "rb") as f:
-                raw = tomllib.loads(f.read(MAX_CONFIG_BYTES).decode("utf-8"))
+                raw = tomllib.loads(f.read(MAX_CONFIG_BYTES).decode("utf-8-sig"))
             display = raw.get("display")
             driver = display.get("driver") if isinstance(display, dict) else None
             if isinstance(driver, str) and driver in DRIVERS:
