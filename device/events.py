@@ -122,7 +122,7 @@ def event_problem(event: object) -> str | None:
     module's :class:`HandheldGone` ...) against its own field annotations: an ``int`` field
     holds an ``int`` (not a ``bool``) from :data:`INT64_MIN` to :data:`INT64_MAX` (a
     ``seat``, an index counted from 0, is not negative), a
-    ``str`` field a ``str``, a ``bool`` field a ``bool``, a ``float`` field a finite-type
+    ``str`` field a ``str``, a ``bool`` field a ``bool``, a ``float`` field an
     ``int`` or ``float``.  E.g. ``"KeyPress.seat must be an int, got '1' (str)"``.  Objects
     that are not dataclasses pass (their handler decides).  Never raises."""
     cls = type(event)
