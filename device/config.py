@@ -69,10 +69,12 @@ from typing import IO, Any, ClassVar, Literal, TypeGuard
 log = logging.getLogger("partytable")
 
 __all__ = [
+    "BOM",
     "BUNDLED_NAME",
     "ETC_CONFIG",
     "HEADER_PIN",
     "HEADER_POWER",
+    "SERIAL_BY_ID",
     "SYS_I2C_DEVICES",
     "Config",
     "ConfigError",
@@ -96,6 +98,7 @@ __all__ = [
     "format_config",
     "load_config",
     "parse_config",
+    "serial_warnings",
 ]
 
 BUNDLED_NAME = "config.toml"
@@ -106,6 +109,14 @@ ETC_CONFIG = Path("/etc/partytable/config.toml")
 
 SYS_I2C_DEVICES = Path("/sys/bus/i2c/devices")
 """Where the kernel lists I2C adapters and clients (``i2c-1``, ``1-0070/channel-0``)."""
+
+BOM = "\ufeff"
+"""The byte order mark (UTF-8 ``EF BB BF``) that Windows editors such as Notepad write at the
+start of a UTF-8 file; TOML 1.0 does not allow it, so it is dropped before parsing."""
+
+SERIAL_BY_ID = Path("/dev/serial/by-id")
+"""udev's stable names of USB serial ports (``60-serial.rules``): where a serial seat's
+``id`` is looked for by ``check-config``."""
 
 MAX_CONFIG_BYTES = 1 << 20
 """A config file larger than this (1 MiB) is refused before it is parsed."""
@@ -586,11 +597,12 @@ def check_config(text: str, source: str = "config") -> list[str]:
 def parse_config(text: str, source: str = "config", *, log_warnings: bool = True) -> Config:
     """Validate config ``text`` and build the :class:`Config`; ``source`` names it in
     messages.  Raises :class:`ConfigError` listing every problem found (see the module
-    docstring for the checks).  What does not stop the console (:attr:`Config.warnings`,
+    docstring for the checks); a leading byte order mark (:data:`BOM`) is read past.  What
+    does not stop the console (:attr:`Config.warnings`,
     e.g. ``[sound] volume = 11``: the default volume) is one ``WARNING`` log line each,
     ``source: key: problem; using ...``, unless ``log_warnings`` is false."""
     try:
-        raw = tomllib.loads(text)
+        raw = tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([_toml_problem(exc)], source) from None
     except RecursionError:
@@ -1049,10 +1061,17 @@ def _read_wired(p: _Problems, key: str, table: dict[str, Any], uses: list[_PinUs
     if bus == "i2c":
         params["port"] = _int(p, f"{key}.port", table.get("port", 1), range(0, 1 << 16),
                               "an I2C bus number (/dev/i2c-N)")
-        params["address"] = _int(p, f"{key}.address", table.get("address", 0x3C),
-                                 OLED_ADDRESSES,
-                                 "an SSD1306/SH1106 address (0x3C or 0x3D, the SA0 jumper)",
-                                 hex_=True)
+        address = table.get("address", 0x3C)
+        if _is_int(address) and address >> 1 in OLED_ADDRESSES:
+            # boards print the 8-bit bus address (7-bit << 1, plus the R/W bit): 0x78, 0x7A
+            p.add(f"{key}.address", f"0x{address:02X} is the 8-bit form (with the R/W bit) "
+                                    f"of 0x{address >> 1:02X}: write address = "
+                                    f"0x{address >> 1:02X}")
+            params["address"] = None
+        else:
+            params["address"] = _int(p, f"{key}.address", address, OLED_ADDRESSES,
+                                     "an SSD1306/SH1106 address (0x3C or 0x3D, the SA0 "
+                                     "jumper)", hex_=True)
         params["mux_channel"] = None
         if "mux_channel" in table:
             params["mux_channel"] = _int(p, f"{key}.mux_channel", table["mux_channel"],
@@ -1178,8 +1197,7 @@ def _check_displays(p: _Problems, gpio: GpioConfig, seats: Sequence[SeatConfig])
         key = f"seat[{seat.index}].handheld"
         if h.bus == "spi":
             if not gpio.spi:
-                p.add(f"{key}.bus", "SPI is not enabled: set gpio.spi = true "
-                                    "(dtparam=spi=on takes GPIO 7-11)")
+                p.add(f"{key}.bus", _spi_advice(gpio, seats))
                 continue
             slot: tuple[str, int, int | None, int] = ("spi", h.port, None, h.device)
             if slot in taken:
@@ -1217,6 +1235,24 @@ def _check_displays(p: _Problems, gpio: GpioConfig, seats: Sequence[SeatConfig])
                           "use the other address or put both behind the mux")
                     break
         taken[slot] = f"seat[{seat.index}]"
+
+
+def _spi_advice(gpio: GpioConfig, seats: Sequence[SeatConfig]) -> str:
+    """The line for an SPI display while ``gpio.spi`` is off: set it, and move first every
+    seat's pin that ``dtparam=spi=on`` would take (:data:`SPI0_PINS`), each named with its
+    key, with the pins that stay free."""
+    advice = "SPI is not enabled: set gpio.spi = true (dtparam=spi=on takes GPIO 7-11)"
+    lines = [line for seat in seats for line in _seat_lines(seat)]
+    taken = [line for line in lines if line.gpio in SPI0_PINS]
+    if not taken:
+        return advice
+    used = set(gpio.function_pins()) | set(SPI0_PINS) | {line.gpio for line in lines}
+    free = [str(pin) for pin in range(FIRST_PIN, LAST_PIN + 1) if pin not in used]
+    named = ", ".join(f"{line.key} (GPIO {line.gpio})" for line in taken)
+    where = f"free: {', '.join(free)}" if free else "none free"
+    if len(free) < len(taken):
+        where += f'; {len(taken)} to move: give a seat a serial handheld (kind = "serial")'
+    return f"{advice}, and first move {named} to other pins ({where})"
 
 
 def _i2c_name(port: int, channel: int | None, address: int) -> str:
@@ -1402,13 +1438,47 @@ def _format_seat(seat: SeatConfig) -> list[str]:
 CHECK_USAGE = "usage: python -m device check-config [FILE]"
 
 
+def serial_warnings(config: Config, serial_dir: Path = SERIAL_BY_ID) -> list[str]:
+    """One line per serial seat whose port is not there now: an ``id`` under
+    ``/dev/serial/by-id`` (``serial_dir``, tests pass another) or a bare by-id name
+    (``usb-...-ifNN``) with no entry in ``serial_dir``, or another ``/dev`` path that does
+    not exist.  A warning, not a problem: the handheld may be plugged in later, and the
+    console waits for it.  A bare id of another shape may be the handheld's HELLO id,
+    which only the handheld itself can answer: nothing is said about it."""
+    lines: list[str] = []
+    for seat in config.seats:
+        h = seat.handheld
+        if not isinstance(h, SerialHandheld):
+            continue
+        prefix = f"{SERIAL_BY_ID}/"
+        if h.id.startswith(prefix) or _BY_ID_NAME.fullmatch(h.id):
+            name = h.id.removeprefix(prefix)
+            shown, there = f"{prefix}{name}", (serial_dir / name).exists()
+        elif h.id.startswith("/dev/"):
+            shown, there = h.id, os.path.exists(h.id)
+        else:
+            continue
+        if not there:
+            lines.append(f"seat[{seat.index}].handheld.id: no {shown} now: plug the handheld "
+                         f"in, or write the name ls {SERIAL_BY_ID} shows (the console waits "
+                         "for it)")
+    return lines
+
+
+_BY_ID_NAME = re.compile(r"(usb|pci|platform)-\S+-if[0-9]+(-port[0-9]+)?")
+"""A bare ``/dev/serial/by-id`` name as udev's ``60-serial.rules`` makes them
+(``usb-<vendor>_<model>_<serial>-if<interface>``)."""
+
+
 def check_config_main(argv: Sequence[str], etc: Path = ETC_CONFIG,
-                      out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+                      out: IO[str] | None = None, err: IO[str] | None = None,
+                      serial_dir: Path = SERIAL_BY_ID) -> int:
     """``python -m device check-config [FILE]``: validate FILE (default: what the device
     would load, :func:`find_config`) and print the resolved config (:func:`format_config`),
     exit 0; or print one line per problem on ``err``, exit 2.  A bad command line is one
-    usage line, exit 2.  What does not stop the console (:attr:`Config.warnings`) is one
-    ``source: warning: ...`` line each on ``err``, exit 0."""
+    usage line, exit 2.  What does not stop the console (:attr:`Config.warnings`, and
+    :func:`serial_warnings`: a serial handheld not plugged in, looked for in
+    ``serial_dir``) is one ``source: warning: ...`` line each on ``err``, exit 0."""
     out = out or sys.stdout
     err = err or sys.stderr
     args = list(argv)
@@ -1425,7 +1495,8 @@ def check_config_main(argv: Sequence[str], etc: Path = ETC_CONFIG,
         for problem in exc.problems:
             print(f"{exc.source}: {problem}", file=err)
         return 2
-    for warning in config.warnings:  # the console starts anyway (Config.warnings)
+    # the console starts anyway (Config.warnings, a handheld not plugged in yet)
+    for warning in (*config.warnings, *serial_warnings(config, serial_dir)):
         print(f"{config.source}: warning: {warning}", file=err)
     out.write(format_config(config))
     return 0

@@ -16,17 +16,22 @@ pygame-ce's ``event.wait`` and SDL's own wait poll every millisecond on KMSDRM
 - :class:`SdlPump`: where a window needs its events pumped (the simulator), a loop ticker
   that reads SDL's queue at a modest rate and posts what it finds onto the device queue.
 
+Every event taken off the queue is checked first (:func:`event_problem`, called by
+:class:`device.loop.Loop`): a field of the wrong type is one log line, never a traceback.
+
 Signals: :func:`quit_on_signals` (SIGINT/SIGTERM post :class:`Quit`) and the appliance
 test's debug aid :func:`hang_on_signal` (``PARTYTABLE_DEBUG_HANG``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import queue
 import signal
 import time
+import typing
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -104,6 +109,66 @@ class HandheldQuiet:
 
     seat: int
     t_ns: int = 0
+
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+"""The range of an event's ``int`` fields: a CLOCK_MONOTONIC ns stamp is a signed 64-bit
+``struct timespec`` count (``clock_gettime(2)``), and no seat index comes near it."""
+
+_FIELD_TYPES: dict[type, tuple[tuple[str, type], ...]] = {}
+"""Per event class: its dataclass fields typed ``int``, ``str``, ``bool`` or ``float``."""
+
+
+def _checked_fields(cls: type) -> tuple[tuple[str, type], ...]:
+    """``(name, type)`` of ``cls``'s dataclass fields annotated with a plain ``int``,
+    ``str``, ``bool`` or ``float`` (resolved once per class and kept)."""
+    found = _FIELD_TYPES.get(cls)
+    if found is None:
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # an annotation that does not resolve: nothing to check by
+            hints = {}
+        found = tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls)
+                      if hints.get(f.name) in (int, str, bool, float))
+        _FIELD_TYPES[cls] = found
+    return found
+
+
+def event_problem(event: object) -> str | None:
+    """Why ``event`` cannot be handled, as one line, or ``None`` when it can.
+
+    Checks every dataclass event (the drivers' ``Press``, ``Release``, ``KeyPress``, this
+    module's :class:`HandheldGone` ...) against its own field annotations: an ``int`` field
+    holds an ``int`` (not a ``bool``) from :data:`INT64_MIN` to :data:`INT64_MAX` (a
+    ``seat``, an index counted from 0, is not negative), a
+    ``str`` field a ``str``, a ``bool`` field a ``bool``, a ``float`` field an
+    ``int`` or ``float``.  E.g. ``"KeyPress.seat must be an int, got '1' (str)"``.  Objects
+    that are not dataclasses pass (their handler decides).  Never raises."""
+    cls = type(event)
+    if not dataclasses.is_dataclass(cls):
+        return None
+    for name, want in _checked_fields(cls):
+        value = getattr(event, name, None)
+        got = type(value).__name__
+        shown = f"{value!r:.40}"
+        if want is int:
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"{cls.__name__}.{name} must be an int, got {shown} ({got})"
+            if name == "seat" and value < 0:
+                return f"{cls.__name__}.seat must be a seat index (0 or more), got {shown}"
+            if not INT64_MIN <= value <= INT64_MAX:
+                return (f"{cls.__name__}.{name} must be a 64-bit int, got {shown}"
+                        f"{'...' if len(repr(value)) > 40 else ''}")
+        elif want is bool:
+            if not isinstance(value, bool):
+                return f"{cls.__name__}.{name} must be True or False, got {shown} ({got})"
+        elif want is float:
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                return f"{cls.__name__}.{name} must be a number, got {shown} ({got})"
+        elif not isinstance(value, str):
+            return f"{cls.__name__}.{name} must be a str, got {shown} ({got})"
+    return None
 
 
 class EventQueue(Protocol):

@@ -27,6 +27,8 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
+import subprocess
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -59,7 +61,7 @@ from device.lobby import LobbyChoices, load_choices
 from device.loop import Ticker
 from device.seats import Handheld, Seat, SeatKind
 from drivers.clock import Clock, MonotonicClock
-from drivers.errors import DriverError
+from drivers.errors import DeviceBusyError, DriverError
 from drivers.hand_display import HandDisplays, open_hand_display
 from drivers.keys import HandKeys
 from drivers.slap import SlapButtons
@@ -613,9 +615,55 @@ def wait_with_fault(
     return bool(done)
 
 
+SERVICE = "partytable"
+"""The appliance's systemd unit (``systemd/partytable.service``), as ``systemctl`` names it."""
+
+STOP_SERVICE = f"sudo systemctl stop {SERVICE}"
+START_SERVICE = f"sudo systemctl start {SERVICE}"
+
+RUNNING_STATES = ("active", "activating", "reloading", "refreshing", "deactivating")
+"""``systemctl is-active`` words for a unit that holds (or is about to hold) the hardware:
+``activating`` is also a unit between two restarts (``Restart=``), which takes it again
+within ``RestartSec=``."""
+
+
+def service_state(unit: str = f"{SERVICE}.service") -> str | None:
+    """What ``systemctl is-active UNIT`` says (``"active"``, ``"inactive"``,
+    ``"activating"``, ``"failed"`` ...), or ``None`` where there is no ``systemctl`` (not a
+    systemd system) or it gives no answer within 5 s.  Never raises."""
+    systemctl = shutil.which("systemctl")
+    if systemctl is None:
+        return None
+    try:
+        done = subprocess.run([systemctl, "is-active", unit], capture_output=True, text=True,
+                              timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    words = done.stdout.split()
+    return words[0] if words else None
+
+
+def _busy_advice(state: str | None) -> str:
+    """What to do about hardware another process holds, given the service's ``state``
+    (:func:`service_state`)."""
+    again = f"stop it ({STOP_SERVICE}), run the self-test, then start it again ({START_SERVICE})"
+    if state in RUNNING_STATES:
+        return f"the {SERVICE} service is running ({state}) and holds it: {again}"
+    if state is None:
+        return f"if the {SERVICE} service is running, {again}"
+    return (f"the {SERVICE} service is not running ({state}): stop the program that holds it "
+            "(a console started by hand, a desktop on the TV), then run the self-test again")
+
+
 def run_hardware_selftest(args: argparse.Namespace) -> int:
     """``python -m device selftest`` on a Pi: every seat's screen, slap button and keys;
-    prints one line per check, exit status 1 with faults (2 for a bad config)."""
+    prints one line per check, exit status 1 with faults (2 for a bad config).
+
+    The service (:data:`SERVICE`) holds the TV, the GPIO lines and the handhelds while it
+    runs: when ``systemctl is-active`` says it runs (:func:`service_state`), one ``FAULT:``
+    line says to stop it and start it again after (:data:`STOP_SERVICE`,
+    :data:`START_SERVICE`), and nothing is opened.  Hardware another program holds
+    (:class:`~drivers.errors.DeviceBusyError`) is one line too, with what to stop."""
     from device.games import PLUGINS
     from device.present import TablePresenter
     from device.selftest import SelfTest, run_selftest
@@ -634,19 +682,30 @@ def _on_hardware(
     args: argparse.Namespace, run: Callable[[Config, Rig, Clock, DeviceQueue], int]
 ) -> int:
     """For the self-test at a terminal: load the config (one line per problem, exit 2),
-    open the rig on a real clock and queue with SIGINT/SIGTERM posting ``Quit`` (a driver
-    that cannot open is one ``FAULT:`` line, exit 1), ``run`` it and close it."""
+    refuse while the service runs (one ``FAULT:`` line, exit 1), open the rig on a real
+    clock and queue with SIGINT/SIGTERM posting ``Quit`` (a driver that cannot open is one
+    ``FAULT:`` line, exit 1; hardware another process holds says what to stop), ``run`` it
+    and close it."""
     path = find_config(getattr(args, "config", None))
     try:
         config = load_config(path)
     except ConfigError as err:
         _print_problems(err)
         return 2
+    state = service_state()
+    if state in RUNNING_STATES:
+        print(f"FAULT: the {SERVICE} service is running ({state}) and holds the TV, the GPIO "
+              f"lines and the handhelds: stop it ({STOP_SERVICE}), run the self-test, then "
+              f"start it again ({START_SERVICE})")
+        return 1
     clock = MonotonicClock()
     queue = DeviceQueue()
     quit_on_signals(queue.post)
     try:
         rig = open_rig(config, post=queue.post, clock=clock)
+    except DeviceBusyError as err:
+        print(f"FAULT: {err}; {_busy_advice(state)}")
+        return 1
     except (DriverError, ConfigError) as err:
         print(f"FAULT: {err}")
         return 1
@@ -684,7 +743,7 @@ def fault_display_mode(path: Path | None, environ: Mapping[str, str]) -> str:
     if path is not None:
         try:
             with open(path, "rb") as f:
-                raw = tomllib.loads(f.read(MAX_CONFIG_BYTES).decode("utf-8"))
+                raw = tomllib.loads(f.read(MAX_CONFIG_BYTES).decode("utf-8-sig"))
             display = raw.get("display")
             driver = display.get("driver") if isinstance(display, dict) else None
             if isinstance(driver, str) and driver in DRIVERS:

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from device.events import EventQueue
+from device.events import EventQueue, event_problem
 from device.timers import Timers
 from drivers.clock import Clock
 
@@ -37,8 +37,9 @@ class Loop:
     -> next animation deadline | None`` after each wake-up, ``tickers`` (see the module
     docstring).  ``timers`` is the loop's one-shot timer heap.
 
-    A callback that raises is logged with its traceback and the loop goes on (a party
-    console never stops for one bad event)."""
+    An event whose fields have the wrong type (:func:`device.events.event_problem`) is one
+    warning and is not handled; a callback that raises is logged with its traceback and the
+    loop goes on (a party console never stops for one bad event)."""
 
     def __init__(
         self,
@@ -91,6 +92,10 @@ class Loop:
         events = self.queue.wait(timeout)
         self.wakeups += 1
         for event in events:
+            problem = event_problem(event)
+            if problem is not None:
+                log.warning("event ignored: %s", problem)
+                continue
             self._guard(self._handle, event)
         self._run_tickers(self.clock.now_ns())
         try:

@@ -11,7 +11,8 @@ As in gpiozero, the leaves also subclass a builtin so callers may catch either:
 - :class:`DeviceUnavailableError` (``OSError``): hardware cannot be opened or reached:
   missing, busy, permission denied, no pin factory, no video driver, lost mid-use.
   :class:`PinFactoryError` is the one for "no fair GPIO pin factory" (lgpio unusable, or a
-  factory whose ticks are not kernel edge times).
+  factory whose ticks are not kernel edge times); :class:`DeviceBusyError` the one for
+  hardware another process holds (a GPIO line, the TV's DRM master).
 - :class:`DriverValueError` (``ValueError``): a bad argument: unknown kind, mode, key or
   parameter, a string that is not a pin name, a frame of the wrong size.
 - :class:`NotWiredError` (``LookupError``): a seat or key the driver was not opened with.
@@ -21,6 +22,7 @@ As in gpiozero, the leaves also subclass a builtin so callers may catch either:
 from __future__ import annotations
 
 __all__ = [
+    "DeviceBusyError",
     "DeviceUnavailableError",
     "DriverClosedError",
     "DriverError",
@@ -55,6 +57,13 @@ class DriverError(Exception):
 
 class DeviceUnavailableError(DriverError, OSError):
     """Hardware that cannot be opened or reached: missing, busy, permission, lost mid-use."""
+
+
+class DeviceBusyError(DeviceUnavailableError):
+    """Hardware another process holds right now: a GPIO line it has requested (the kernel's
+    line request fails with EBUSY; lgpio says ``"GPIO busy"``, ``LG_GPIO_BUSY``), or the
+    DRM master of the TV's card.  Usually a second console: the service while someone runs
+    the self-test, or the other way round; the caller says what to stop."""
 
 
 class PinFactoryError(DeviceUnavailableError):

@@ -33,6 +33,7 @@ or sleeps: time comes from edge ticks and from the ``now_ns`` the device loop pa
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from abc import abstractmethod
 from collections.abc import Callable, Hashable, Iterable
@@ -51,7 +52,12 @@ from gpiozero.pins.mock import MockFactory, MockPin, PinState  # type: ignore[im
 from gpiozero.pins.pi import PiPin  # type: ignore[import-untyped]
 
 from drivers.closing import ClosesOnExit
-from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverValueError
+from drivers.errors import (
+    DeviceBusyError,
+    DeviceUnavailableError,
+    DriverClosedError,
+    DriverValueError,
+)
 from drivers.pin_factory import resolve_pin_factory
 
 __all__ = [
@@ -217,7 +223,9 @@ def open_edge_button(
     ``device`` names it in messages, e.g. ``"slap button"``; the message adds the pin.
     Raises :class:`DriverValueError` for something that is not a pin name and
     :class:`DeviceUnavailableError` for a pin in use, no usable pin factory (lgpio missing,
-    not a Pi) or any other failure to open.
+    not a Pi) or any other failure to open; :class:`DeviceBusyError`, a kind of it, for a
+    line another process holds (lgpio's ``error("GPIO busy")``: the kernel's line request
+    said EBUSY, lg ``lgGpio.c``).
     """
     where = f"{device} at {pin_label(pin)}"
     try:
@@ -237,7 +245,25 @@ def open_edge_button(
             seat=seat,
         ) from exc
     except Exception as exc:  # lgpio.error and friends: any backend failure to open
+        if _held_elsewhere(exc):
+            raise DeviceBusyError(
+                where, "busy: another program holds this GPIO line (lgpio: GPIO busy)",
+                seat=seat,
+            ) from exc
         raise DeviceUnavailableError(where, f"cannot open ({exc})", seat=seat) from exc
+
+
+LGPIO_BUSY = "GPIO busy"
+"""lgpio's text for ``LG_GPIO_BUSY`` (lg ``lgErr.c``), what its ``error`` carries when the
+kernel refused a line request with EBUSY: another process has requested the line."""
+
+
+def _held_elsewhere(exc: BaseException) -> bool:
+    """Whether ``exc`` is lgpio's ``error("GPIO busy")`` (lgpio as already imported; it is
+    not imported here)."""
+    lgpio_error = getattr(sys.modules.get("lgpio"), "error", None)
+    return (isinstance(lgpio_error, type) and isinstance(exc, lgpio_error)
+            and getattr(exc, "value", None) == LGPIO_BUSY)
 
 
 MAX_LOCKOUTS = 4

@@ -14,7 +14,12 @@ This module therefore never lets gpiozero choose:
 - :func:`open_pin_factory` builds ``LGPIOFactory(chip=N)`` with ``N`` found by the chip's
   label (``pinctrl-rp1`` on a Pi 5, ``pinctrl-bcm2711`` on a Pi 4, ``pinctrl-bcm2835``
   before; hardware-facts.md, "Chip numbering moves"), and turns every way that fails into
-  one :class:`~drivers.errors.PinFactoryError` line naming the cause and the fix;
+  one :class:`~drivers.errors.PinFactoryError` line naming the cause and the fix.  The
+  label is the one the GPIO character device reports (``GPIO_GET_CHIPINFO_IOCTL``,
+  ``struct gpiochip_info.label`` in ``linux/gpio.h``), asked through lgpio's
+  ``gpio_get_chip_info``: sysfs has no label beside ``/sys/bus/gpio/devices/gpiochipN``
+  (gpiolib's legacy ``gpiochip<base>/label`` sits under the pinctrl device instead, and
+  only with ``CONFIG_GPIO_SYSFS``), so only the chip itself is asked;
 - :func:`require_fair_factory` refuses a factory whose ticks are not kernel edge times;
 - :func:`resolve_pin_factory` is what the button drivers call on their ``pin_factory``
   argument: the factory given (checked), gpiozero's current default (checked), or, when
@@ -44,6 +49,7 @@ __all__ = [
     "MIN_GPIOZERO",
     "check_gpiozero_version",
     "chip_labels",
+    "chip_numbers",
     "find_header_chip",
     "open_pin_factory",
     "require_fair_factory",
@@ -75,7 +81,7 @@ _VERSION = re.compile(
     r"(?P<release>\d+(?:\.\d+)*)(?P<pre>(?:a|b|rc)\d+)?(?:\.post(?P<post>\d+))?"
     r"(?:\.dev\d+)?(?:\+[A-Za-z0-9.]+)?"
 )
-_CHIP_DIR = re.compile(r"gpiochip(\d+)")
+_CHIP_NODE = re.compile(r"gpiochip([0-9]+)")
 
 
 def check_gpiozero_version(version: str) -> None:
@@ -107,32 +113,46 @@ lacks 'import os', fixed in 2.0.1.post3): pip install 'gpiozero>=2.0.1.post3'
     raise PinFactoryError(DEVICE, f"gpiozero {version} is too old{reason}: {_FIX_INSTALL}")
 
 
-def chip_labels(sys_root: Path = Path("/sys")) -> dict[int, str | None]:
-    """The gpiochips the kernel lists and their labels: ``{chip number: label or None}``.
+def chip_numbers(dev_root: Path = Path("/dev")) -> list[int]:
+    """The numbers ``N`` of the GPIO character devices ``<dev_root>/gpiochipN``, ascending.
 
-    Reads ``<sys_root>/bus/gpio/devices/gpiochipN/label``, or the label of the legacy sysfs
-    class device below it (``gpiochipN/gpiochip<base>/label``) where the kernel puts it
-    there; ``None`` when neither is readable (then :func:`open_pin_factory` asks lgpio's
-    ``gpio_get_chip_info``).  An empty dict when the directory is missing (not Linux, no
-    GPIO).  Never raises for an unreadable entry: it is listed with ``None``.
+    ``dev_root``: where the device nodes are (tests pass a fake tree); lgpio's
+    ``gpiochip_open(N)`` opens ``/dev/gpiochipN``.  An empty list when there are none or
+    ``dev_root`` cannot be read (not Linux, no GPIO).  Never raises.
     """
-    devices = sys_root / "bus" / "gpio" / "devices"
     try:
-        entries = sorted(devices.iterdir())
+        names = os.listdir(dev_root)
     except OSError:
-        return {}
-    labels: dict[int, str | None] = {}
-    for entry in entries:
-        match = _CHIP_DIR.fullmatch(entry.name)
-        if match is None:
+        return []
+    return sorted(int(m[1]) for m in map(_CHIP_NODE.fullmatch, names) if m is not None)
+
+
+def chip_labels(lgpio: ModuleType, numbers: Iterable[int]) -> dict[int, str | None]:
+    """Each chip's label, from the chip itself: ``{chip number: label or None}``.
+
+    ``lgpio``: the lgpio module (tests pass a stand-in); for each of ``numbers`` the chip is
+    opened (``gpiochip_open``), asked with ``gpio_get_chip_info`` (the kernel's
+    ``GPIO_GET_CHIPINFO_IOCTL``; lgpio returns ``[status, lines, name, label]``) and closed
+    again.  ``None`` for a chip that cannot be opened or asked (no permission: group gpio)
+    or reports an empty label.  Never raises.
+    """
+    found: dict[int, str | None] = {}
+    for number in numbers:
+        found[number] = None
+        try:
+            handle = lgpio.gpiochip_open(number)
+        except Exception:
             continue
-        candidates = [entry / "label"]
-        with contextlib.suppress(OSError):
-            candidates += sorted(child / "label" for child in entry.glob("gpiochip*"))
-        labels[int(match[1])] = next(
-            (label for label in map(_read_label, candidates) if label), None
-        )
-    return labels
+        try:
+            info = lgpio.gpio_get_chip_info(handle)
+        except Exception:
+            info = None
+        finally:
+            with contextlib.suppress(Exception):
+                lgpio.gpiochip_close(handle)
+        if isinstance(info, list | tuple) and len(info) >= 4 and isinstance(info[3], str):
+            found[number] = info[3].strip() or None
+    return found
 
 
 def find_header_chip(labels: Mapping[int, str | None]) -> int | None:
@@ -158,46 +178,52 @@ def find_header_chip(labels: Mapping[int, str | None]) -> int | None:
 def open_pin_factory(
     chip: int | Literal["auto"] = "auto",
     *,
-    sys_root: Path = Path("/sys"),
+    dev_root: Path = Path("/dev"),
     lg_wd: Path | None = None,
 ) -> Any:
     """Build ``gpiozero.pins.lgpio.LGPIOFactory(chip=N)`` for the 40-pin header, or fail loudly.
 
-    ``chip``: ``"auto"`` finds ``N`` by label (:data:`HEADER_CHIP_LABELS`) under
-    ``<sys_root>/bus/gpio/devices`` (:func:`chip_labels`), asking lgpio's
-    ``gpio_get_chip_info`` about chips sysfs gives no label for; an ``int`` >= 0 opens that
-    chip, refused if sysfs says it is another chip than the header.  ``sys_root``: the
-    sysfs mount (tests pass a fake tree).  ``lg_wd``: an absolute directory for lgpio's
-    notification FIFO, exported as ``LG_WD`` before ``lgpio`` is first imported (no effect
-    once it is); lgpio then ``chdir()``s the whole process there, so every path the device
-    uses must be absolute (hardware-facts.md; give it systemd's ``RuntimeDirectory=``).
+    ``chip``: ``"auto"`` finds ``N`` among the GPIO character devices
+    ``<dev_root>/gpiochipN`` (:func:`chip_numbers`) by the label each chip reports
+    (:func:`chip_labels`, :data:`HEADER_CHIP_LABELS`); an ``int`` >= 0 opens that chip,
+    refused if it is not there or reports another label than the header's.  ``dev_root``:
+    the device directory (tests pass a fake tree).  ``lg_wd``: an absolute directory for
+    lgpio's notification FIFO, exported as ``LG_WD`` before ``lgpio`` is first imported
+    (no effect once it is); lgpio then ``chdir()``s the whole process there, so every path
+    the device uses must be absolute (hardware-facts.md; give it systemd's
+    ``RuntimeDirectory=``).
 
     Returns the factory (close it, or let gpiozero's exit handler close
     ``Device.pin_factory``).  Never returns any other factory: gpiozero's fallback is not
     used.  Raises :class:`~drivers.errors.DriverValueError` for a bad ``chip`` or
     ``lg_wd`` and :class:`~drivers.errors.PinFactoryError`, one line with the fix, for:
     gpiozero older than :data:`MIN_GPIOZERO`; no gpiochips or none labelled as the header;
-    a ``chip`` that is not the header's; lgpio not installed; a FIFO directory (``LG_WD``
-    or the working directory) that is missing or where no FIFO can be made; a chip lgpio
-    cannot open; any other exception while importing lgpio or building the factory.
+    a ``chip`` that is missing or not the header's; lgpio not installed; a FIFO directory
+    (``LG_WD`` or the working directory) that is missing or where no FIFO can be made; a
+    chip lgpio cannot open; any other exception while importing lgpio or building the
+    factory.
     """
     number = _chip_argument(chip)
     wd = _lg_wd_argument(lg_wd)
     check_gpiozero_version(_installed_gpiozero())
-    devices = sys_root / "bus" / "gpio" / "devices"
-    labels = chip_labels(sys_root)
-    if number is None:
-        number = find_header_chip(labels)
-        if number is None and None not in labels.values():
-            raise _no_header_chip(devices, labels)
-    else:
-        _check_chosen_chip(number, labels, devices)
+    numbers = chip_numbers(dev_root)
+    if not numbers:
+        raise PinFactoryError(
+            DEVICE, f"no {dev_root}/gpiochip*: not a Raspberry Pi? use the simulator's mock pins"
+        )
+    if number is not None and number not in numbers:
+        found = ", ".join(f"gpiochip{n}" for n in numbers)
+        raise PinFactoryError(
+            DEVICE, f"no {dev_root}/gpiochip{number} (found {found}): use chip='auto'"
+        )
     module, lgpio = _import_lgpio(wd)
+    labels = chip_labels(lgpio, numbers)
     if number is None:
-        labels.update(_probe_labels(lgpio, [n for n, label in labels.items() if label is None]))
         number = find_header_chip(labels)
         if number is None:
-            raise _no_header_chip(devices, labels)
+            raise _no_header_chip(labels)
+    else:
+        _check_chosen_chip(number, labels)
     return _build(module, lgpio, number)
 
 
@@ -266,15 +292,6 @@ def _is_mock_factory(factory: Any) -> bool:
     return isinstance(mock_factory, type) and isinstance(factory, mock_factory)
 
 
-def _read_label(path: Path) -> str | None:
-    """The stripped text of a sysfs ``label`` file, or ``None`` if unreadable or empty."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return None
-    return text or None
-
-
 def _chip_argument(chip: object) -> int | None:
     """``None`` for ``"auto"``, the ``int`` for a chip number; DriverValueError otherwise."""
     if chip == "auto":
@@ -302,39 +319,31 @@ def _installed_gpiozero() -> str:
 
 
 def _describe(labels: Mapping[int, str | None]) -> str:
-    """``gpiochip0 'pinctrl-rp1', gpiochip1 (no label)`` for messages."""
+    """``gpiochip0 'pinctrl-rp1', gpiochip1 (cannot be asked)`` for messages."""
     return ", ".join(
-        f"gpiochip{n} {labels[n]!r}" if labels[n] else f"gpiochip{n} (no label)"
+        f"gpiochip{n} {labels[n]!r}" if labels[n] else f"gpiochip{n} (cannot be asked)"
         for n in sorted(labels)
     )
 
 
-def _no_header_chip(devices: Path, labels: Mapping[int, str | None]) -> PinFactoryError:
-    """The error for "no chip is labelled as the header's"."""
+def _no_header_chip(labels: Mapping[int, str | None]) -> PinFactoryError:
+    """The error for "no chip reports the header's label"."""
     wanted = ", ".join(HEADER_CHIP_LABELS)
-    if not labels:
-        return PinFactoryError(
-            DEVICE,
-            f"no gpiochips under {devices}: not a Raspberry Pi? use the simulator's mock pins",
-        )
+    if None in labels.values():
+        fix = "a chip that cannot be asked: may this user open /dev/gpiochip* (group gpio)?"
+    else:
+        fix = "not a Raspberry Pi? use the simulator's mock pins"
     return PinFactoryError(
-        DEVICE,
-        f"no gpiochip labelled {wanted} (found {_describe(labels)}): not a Raspberry Pi? "
-        "use the simulator's mock pins",
+        DEVICE, f"no gpiochip labelled {wanted} (found {_describe(labels)}): {fix}"
     )
 
 
-def _check_chosen_chip(number: int, labels: Mapping[int, str | None], devices: Path) -> None:
-    """Refuse a chip number that sysfs says is not the header's chip (if sysfs knows)."""
-    if not labels or labels.get(number, "") is None:
+def _check_chosen_chip(number: int, labels: Mapping[int, str | None]) -> None:
+    """Refuse a chip number whose own label says it is not the header's chip (a chip that
+    cannot be asked is left to :func:`_build`, whose error names why)."""
+    if labels.get(number) is None:
         return
     header = find_header_chip(labels)
-    if number not in labels:
-        raise PinFactoryError(
-            DEVICE,
-            f"no gpiochip{number} under {devices} (found {_describe(labels)}): "
-            "use chip='auto'",
-        )
     if labels[number] in HEADER_CHIP_LABELS:
         return
     there = "" if header is None else f"; the header is gpiochip{header} {labels[header]!r}"
@@ -420,26 +429,6 @@ def _fifo_message(directory: Path, problem: str) -> str:
         f"directory) at import, but {problem}: set LG_WD to a writable directory "
         "(systemd RuntimeDirectory=)"
     )
-
-
-def _probe_labels(lgpio: ModuleType, numbers: Iterable[int]) -> dict[int, str | None]:
-    """Ask lgpio ``gpio_get_chip_info`` for the labels of chips sysfs has none for."""
-    found: dict[int, str | None] = {}
-    for number in numbers:
-        try:
-            handle = lgpio.gpiochip_open(number)
-        except Exception:
-            continue
-        try:
-            info = lgpio.gpio_get_chip_info(handle)
-        except Exception:
-            info = None
-        finally:
-            with contextlib.suppress(Exception):
-                lgpio.gpiochip_close(handle)
-        if isinstance(info, list | tuple) and len(info) >= 4 and isinstance(info[3], str):
-            found[number] = info[3].strip() or None
-    return found
 
 
 def _build(module: ModuleType, lgpio: ModuleType, number: int) -> Any:

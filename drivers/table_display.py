@@ -37,18 +37,26 @@ One :class:`TableDisplay` per process (SDL has one video subsystem); it owns
 from __future__ import annotations
 
 import ctypes.util
+import errno
+import fcntl
 import glob
 import logging
 import os
 import pwd
 import re
+import struct
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, cast
 
 from drivers.clock import Clock, MonotonicClock
 from drivers.closing import ClosesOnExit
-from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverValueError
+from drivers.errors import (
+    DeviceBusyError,
+    DeviceUnavailableError,
+    DriverClosedError,
+    DriverValueError,
+)
 
 if TYPE_CHECKING:
     import pygame
@@ -59,6 +67,7 @@ __all__ = [
     "MODES",
     "TableDisplay",
     "check_kmsdrm",
+    "drm_master_elsewhere",
     "resolve_mode",
 ]
 
@@ -85,6 +94,12 @@ KMSDRM_LIBRARIES: Mapping[str, str] = {
 """The system libraries SDL's KMSDRM driver dlopens (pygame-ce's wheel does not bundle
 them; hardware-facts.md, "pygame-ce"), by ``ctypes.util.find_library`` name -> Debian
 package."""
+
+DRM_IOCTL_AUTH_MAGIC = 0x40046411
+"""``DRM_IOW(0x11, struct drm_auth)`` (``include/uapi/drm/drm.h``): authenticating a client's
+magic token is allowed to the DRM master only (``DRM_MASTER`` in ``drm_ioctl.c``), so with
+the invalid token 0 it answers "is this file the master?": EACCES no, EINVAL yes (what
+libdrm's ``drmIsMaster`` asks)."""
 
 _KMSDRM = "table display (kmsdrm)"
 _CARD = re.compile(r"card[0-9]+")
@@ -146,10 +161,37 @@ def resolve_mode(
     return "kmsdrm" if has_drm else "dummy"
 
 
+def drm_master_elsewhere(
+    card: str, *, ioctl: Callable[[int, int, bytes], object] = fcntl.ioctl
+) -> bool | None:
+    """Whether another process holds DRM master on ``card`` (``/dev/dri/cardN``).
+
+    The kernel makes the first file opened on a card with no master its master
+    (``drm_master_open``), so a file freshly opened here is master unless another program
+    (a desktop, a second console) holds it; :data:`DRM_IOCTL_AUTH_MAGIC` tells which.
+    ``ioctl``: ``fcntl.ioctl`` (tests pass a stand-in).  Returns True (held elsewhere),
+    False (free; the file is closed at once, which drops the mastership again) or ``None``
+    when it cannot be told (the card cannot be opened, the ioctl answers anything else).
+    Never raises."""
+    try:
+        fd = os.open(card, os.O_RDWR | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        ioctl(fd, DRM_IOCTL_AUTH_MAGIC, struct.pack("I", 0))
+    except OSError as exc:
+        return {errno.EACCES: True, errno.EINVAL: False}.get(exc.errno or 0)
+    finally:
+        os.close(fd)
+    return None
+
+
 def check_kmsdrm(
     dri_dir: str | os.PathLike[str] = "/dev/dri",
     drm_sysfs: str | os.PathLike[str] = "/sys/class/drm",
     environ: Mapping[str, str] | None = None,
+    *,
+    master_elsewhere: Callable[[str], bool | None] = drm_master_elsewhere,
 ) -> tuple[str, ...]:
     """Check what SDL's KMSDRM driver needs before it is asked; return the usable cards.
 
@@ -158,14 +200,17 @@ def check_kmsdrm(
     for ``SDL_KMSDRM_DEVICE_INDEX`` (default ``os.environ``).  SDL 2.32 answers
     ``"kmsdrm not available"`` alike for a missing card, one it may not open, one whose
     connectors are all disconnected and one whose DRM master another program holds
-    (``SDL_kmsdrmvideo.c`` ``get_driindex``), so the first three are told apart here.
-    Returns the ``card*`` paths the process may open read-write, in order.
+    (``SDL_kmsdrmvideo.c`` ``get_driindex``), so they are told apart here; DRM master is
+    asked of the cards with a connected screen (every usable card when sysfs lists no
+    connectors) through ``master_elsewhere`` (:func:`drm_master_elsewhere`; tests pass a
+    stand-in).  Returns the ``card*`` paths the process may open read-write, in order.
 
     Raises :class:`~drivers.errors.DeviceUnavailableError` (one line, with the fix) when
     there is no ``card*`` (KMS is off), none may be opened (groups video and render), or
-    every connector the kernel lists is disconnected (no screen); and
-    :class:`~drivers.errors.DriverValueError` for an ``SDL_KMSDRM_DEVICE_INDEX`` that is not
-    a card number.
+    every connector the kernel lists is disconnected (no screen);
+    :class:`~drivers.errors.DeviceBusyError` when another program holds DRM master on
+    every card with a screen; and :class:`~drivers.errors.DriverValueError` for an
+    ``SDL_KMSDRM_DEVICE_INDEX`` that is not a card number.
     """
     env = os.environ if environ is None else environ
     root = os.fspath(dri_dir)
@@ -212,6 +257,16 @@ def check_kmsdrm(
             _KMSDRM,
             f"no screen connected ({listed}: not connected): check the HDMI cable and that"
             " the TV is on, then start again",
+        )
+    screens = {name.split("-", 1)[0] for name, status in connectors if status == "connected"}
+    asked = [c for c in usable if os.path.basename(c) in screens] or usable
+    held = [c for c in asked if master_elsewhere(c) is True]
+    if held and len(held) == len(asked):
+        raise DeviceBusyError(
+            _KMSDRM,
+            f"busy: another program holds DRM master on {', '.join(held)} (the TV): a second"
+            " partytable (the service, or a console started by hand) or a desktop; only one"
+            " program can drive the screen",
         )
     return tuple(usable)
 

@@ -597,3 +597,83 @@ def test_a_good_sound_volume_is_kept_without_a_word(caplog: pytest.LogCaptureFix
     for value in (3, 0):
         assert parse_config(edit("volume = 7 ", f"volume = {value} ")).sound.volume == value
     assert caplog.records == []
+
+
+def test_a_byte_order_mark_before_the_config_is_read_past(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Windows editors (Notepad) save UTF-8 with a byte order mark, EF BB BF, which TOML
+    does not allow: the file is read as the same config, at load and at check-config."""
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + BUNDLED.encode("utf-8"))
+    assert load_config(path).seats == load_config(None).seats
+    assert check_config("\ufeff" + BUNDLED) == []
+    assert check_config_main([str(path)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(("written", "meant"), [(0x78, 0x3C), (0x7A, 0x3D)])
+def test_an_eight_bit_oled_address_names_the_seven_bit_one(written: int, meant: int) -> None:
+    """A display board printed "0x78" (or "0x7A") gives the 8-bit bus address, the 7-bit
+    one shifted left with the R/W bit: the line names the address to write instead."""
+    text = edit("address = 0x3C", f"address = 0x{written:02X}", 1)
+    assert check_config(text) == [
+        f"seat[1].handheld.address: 0x{written:02X} is the 8-bit form (with the R/W bit) of "
+        f"0x{meant:02X}: write address = 0x{meant:02X}"]
+
+
+def test_the_spi_advice_names_every_seat_whose_pins_spi_would_take() -> None:
+    """A seat's OLED on SPI while SPI is off: the advice to set gpio.spi = true names every
+    seat whose pins dtparam=spi=on would take (the bundled build's seat[1] keys on GPIO
+    10, 9, 11, 8 and seat[3]'s slap button on GPIO 7), so the builder moves them first."""
+    text = edit('bus = "i2c"\nport = 1\nmux_channel = 2\naddress = 0x3C\n',
+                'bus = "spi"\ndc_pin = 14\nrst_pin = 15\n')
+    problems = check_config(text)
+    assert len(problems) == 1, problems
+    line = problems[0]
+    assert line.startswith("seat[2].handheld.bus: SPI is not enabled: set gpio.spi = true")
+    for key in ("seat[1].handheld.keys.left (GPIO 10)", "seat[1].handheld.keys.right (GPIO 9)",
+                "seat[1].handheld.keys.select (GPIO 11)", "seat[1].handheld.keys.back (GPIO 8)",
+                "seat[3].slap_pin (GPIO 7)"):
+        assert key in line, line
+    assert "seat[0]" not in line and "seat[2]." not in line.split(":", 1)[1]
+
+
+def test_a_serial_handheld_not_plugged_in_is_a_warning_at_check_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A serial seat whose /dev/serial/by-id entry is not there (the handheld is not plugged
+    in, or the name is mistyped) is one warning at check-config naming the key and where
+    to look, exit 0 (it may be plugged in later); one that is there says nothing."""
+    by_id = tmp_path / "by-id"
+    by_id.mkdir()
+    (by_id / "usb-MicroPython_Board_in_FS_mode_e6614c31-if00").touch()
+    text = two_seats(seat1='kind = "serial"\n'
+                           'id = "/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_e66-if00"')
+    text += ('\n[[seat]]\nslap_pin = 12\n[seat.handheld]\nkind = "serial"\n'
+             'id = "usb-MicroPython_Board_in_FS_mode_e6614c31-if00"\n')
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    assert check_config_main([str(path)], serial_dir=by_id) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"{path}: warning: seat[1].handheld.id: no /dev/serial/by-id/"
+        "usb-MicroPython_Board_in_FS_mode_e66-if00 now: plug the handheld in, or write the "
+        "name ls /dev/serial/by-id shows (the console waits for it)"]
+    (by_id / "usb-MicroPython_Board_in_FS_mode_e66-if00").touch()
+    assert check_config_main([str(path)], serial_dir=by_id) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_spi_on_names_every_seat_whose_pin_it_takes() -> None:
+    """gpio.spi = true with two seats on SPI0 pins: one line per pin, each naming its seat's
+    key, the function that takes it and the pins still free."""
+    text = two_seats(gpio="spi = true", seat0='kind = "wired"\n'
+                     "keys = { left = 16, right = 20, select = 21, back = 10 }"
+                     ).replace("slap_pin = 6", "slap_pin = 7")
+    problems = check_config(text)
+    assert [p.split(": ", 1)[0] for p in problems] == ["seat[0].handheld.keys.back",
+                                                       "seat[1].slap_pin"]
+    assert "GPIO 10 is SPI0 MOSI (enabled by gpio.spi); pick a free pin (free: 4," \
+        in problems[0]
+    assert "GPIO 7 is SPI0 CE1 (enabled by gpio.spi); pick a free pin (free: 4," in problems[1]

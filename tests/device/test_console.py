@@ -21,7 +21,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest
 
 from device.console import Console, GameRecord, Timing, make_seats
-from device.events import Abandon, FakeQueue
+from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone
 from device.games import get_plugin
 from device.journal import DB_NAME, GameDB, StoredGame
 from device.lobby import LobbyChoices
@@ -477,3 +477,51 @@ def test_an_unplugged_handheld_never_stops_the_game(display: TableDisplay) -> No
     while not done:
         console.step()
     assert done[0].winner is not None
+
+
+HOSTILE_VALUES: tuple[Any, ...] = ("1", None, 1.0, True, 10**30, -(10**30), b"0", [0])
+"""Values of the wrong type or far out of range for an event's fields."""
+
+
+def hostile_events() -> list[object]:
+    """Driver and device events with one field hostile at a time (the others sound)."""
+    events: list[object] = []
+    for bad in HOSTILE_VALUES:
+        events += [KeyPress(bad, "select", 0), KeyPress(0, "select", bad),
+                   Press(bad, 5), Press(0, bad), Release(bad, 6), Release(0, bad),
+                   HandheldGone(bad, "unplugged", 0), HandheldGone(0, "unplugged", bad),
+                   HandheldBack(bad, 0), HandheldBack(0, bad)]
+        if not isinstance(bad, str):
+            events += [KeyPress(0, bad, 0), HandheldGone(0, bad, 0)]
+        if not isinstance(bad, bool):
+            events.append(KeyPress(0, "left", 0, bad))
+    events += [KeyPress(-1, "select", 0), Press(-1, 5), Release(-1, 6),
+               HandheldGone(-1, "unplugged", 0), HandheldBack(-1, 0)]
+    return events
+
+
+def test_hostile_event_fields_are_one_log_line_each_and_the_game_goes_on(
+    display: TableDisplay, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An event whose seat, key, time or flag has the wrong type (a str, None, a float, a
+    bool, bytes, a list) or an int no clock or seat can have is one warning naming the event
+    and the field, never a traceback, and changes nothing: the game goes on.  A negative
+    seat is no seat: the same."""
+    console, _clock, queue, _ = make_console(display, ("human", "human"))
+    console.play_from(riiing_position(), console.clock.now_ns())
+    events = hostile_events()
+    caplog.set_level("INFO", logger="partytable")
+    for event in events:
+        caplog.clear()
+        queue.post(event)
+        console.step()
+        tracebacks = [r.getMessage() for r in caplog.records if r.exc_info]
+        assert tracebacks == [], f"{event!r}: {tracebacks}"
+        warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert len(warnings) == 1, f"{event!r}: {warnings}"
+        assert type(event).__name__ in warnings[0], warnings
+    assert console.phase == "play" and hands_of(console) == [["5C/>", "9S/O"], ["2T/=", "4A/<"]]
+    assert all(s.handheld.connected for s in console.seats)
+    queue.post(KeyPress(0, "select", 0))  # the cursor starts on 9S/O, the only legal card
+    console.step()
+    assert console.record is not None and console.record.actions == ["play 9S/O"]

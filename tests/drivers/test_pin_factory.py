@@ -1,9 +1,10 @@
 """The explicit pin factory: LGPIOFactory on the chip found by label, one line per failure.
 
 gpiozero's real ``LGPIOFactory`` runs over a stand-in for the ``lgpio`` C binding (the
-import seam: ``sys.modules["lgpio"]``), on fake sysfs trees shaped like a Pi 5 (old and new
-kernels), a Pi 4 and earlier Pis (hardware-facts.md, "Chip numbering moves", "gpiozero falls
-back silently").  A last test runs the real lgpio, if installed, in a child process.
+import seam: ``sys.modules["lgpio"]``, whose ``gpio_get_chip_info`` answers as the kernel's
+chip info ioctl does), on fake ``/dev`` trees shaped like a Pi 5 (old and new kernels), a
+Pi 4 and earlier Pis (hardware-facts.md, "Chip numbering moves", "gpiozero falls back
+silently").  A last test runs the real lgpio, if installed, in a child process.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import subprocess
 import sys
 import textwrap
 import types
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from drivers.pin_factory import (
     HEADER_CHIP_LABELS,
     check_gpiozero_version,
     chip_labels,
+    chip_numbers,
     open_pin_factory,
     require_fair_factory,
 )
@@ -52,32 +54,27 @@ PI3 = {0: "pinctrl-bcm2835", 1: "raspberrypi-exp-gpio"}
 FIX = "pip install 'gpiozero>=2.0.1.post3'"
 
 
-def make_sys(
-    root: Path, labels: Mapping[int, str | None], *, legacy: Sequence[int] = ()
-) -> Path:
-    """A fake sysfs under ``root``: ``bus/gpio/devices/gpiochipN`` with ``label`` files.
-
-    A ``None`` label writes no file; chips in ``legacy`` keep their label one level down,
-    in the old sysfs class device (``gpiochipN/gpiochip<512+N>/label``)."""
-    devices = root / "bus" / "gpio" / "devices"
-    for number, label in labels.items():
-        chip = devices / f"gpiochip{number}"
-        chip.mkdir(parents=True)
-        (chip / "uevent").write_text("")
-        if label is None:
-            continue
-        where = chip / f"gpiochip{512 + number}" if number in legacy else chip
-        where.mkdir(exist_ok=True)
-        (where / "label").write_text(label + "\n")
+def make_dev(root: Path, chips: Iterable[int]) -> Path:
+    """A fake device directory: ``root/gpiochipN`` for each of ``chips`` (what lgpio opens
+    is the stand-in's business; only the names are listed), beside a few other nodes."""
+    root.mkdir(parents=True, exist_ok=True)
+    for number in chips:
+        (root / f"gpiochip{number}").write_text("")
+    for other in ("null", "i2c-1", "ttyACM0"):
+        (root / other).write_text("")
     return root
 
 
 class FakeLgpio:
     """What gpiozero's lgpio pin factory calls on the ``lgpio`` module, over fake chips."""
 
-    def __init__(self, chips: Mapping[int, str], *, open_error: Exception | None = None) -> None:
+    def __init__(self, chips: Mapping[int, str], *, open_error: Exception | None = None,
+                 fail_after: int = 0) -> None:
+        """``open_error``: raised by every ``gpiochip_open`` after the first ``fail_after``."""
         self.chips = dict(chips)
         self.open_error = open_error
+        self.fail_after = fail_after
+        self.calls = 0
         self.opened: list[int] = []
         self.closed: list[int] = []
         module = types.ModuleType("lgpio")
@@ -107,7 +104,8 @@ class FakeLgpio:
 
     def gpiochip_open(self, number: int) -> int:
         """A handle (chip number << 16), or lgpio.error as the real one raises."""
-        if self.open_error is not None:
+        self.calls += 1
+        if self.open_error is not None and self.calls > self.fail_after:
             raise self.open_error
         if number not in self.chips:
             raise self.module.error("can not open gpiochip")
@@ -160,72 +158,78 @@ def test_auto_finds_the_header_chip_by_label(
 ) -> None:
     """chip='auto' builds gpiozero's LGPIOFactory on the chip labelled as the header's."""
     fake = use_fake(lgpio_seam, FakeLgpio(labels))
-    factory = open_pin_factory(sys_root=make_sys(tmp_path, labels))
+    factory = open_pin_factory(dev_root=make_dev(tmp_path, labels))
     try:
         lgpio_factory = sys.modules["gpiozero.pins.lgpio"].LGPIOFactory
         assert isinstance(factory, lgpio_factory)
         assert factory.chip == chip
-        assert fake.opened == [chip]
+        assert sorted(fake.opened) == sorted([*labels, chip])  # each chip asked, then one
         require_fair_factory(factory)  # the one factory that needs no excuse
     finally:
         factory.close()
-    assert fake.closed == [chip]
-
-
-def test_label_in_the_legacy_sysfs_class_device_is_found(
-    lgpio_seam: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """Kernels that keep the label under gpiochipN/gpiochip<base>/label work the same."""
-    use_fake(lgpio_seam, FakeLgpio(PI5_OLD))
-    factory = open_pin_factory(sys_root=make_sys(tmp_path, PI5_OLD, legacy=list(PI5_OLD)))
-    try:
-        assert factory.chip == 4
-    finally:
-        factory.close()
-    assert chip_labels(tmp_path) == PI5_OLD
-
-
-def test_chips_without_a_sysfs_label_are_asked_through_lgpio(
-    lgpio_seam: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """No label files: lgpio's gpio_get_chip_info names each chip; probe handles are closed."""
-    fake = use_fake(lgpio_seam, FakeLgpio(PI5_OLD))
-    sys_root = make_sys(tmp_path, dict.fromkeys(PI5_OLD))
-    factory = open_pin_factory(sys_root=sys_root)
-    try:
-        assert factory.chip == 4
-    finally:
-        factory.close()
-    assert sorted(fake.opened) == [0, 1, 2, 3, 4, 4]  # five probes, then the factory
     assert sorted(fake.closed) == sorted(fake.opened)
 
 
-def test_no_header_chip_is_one_line_and_lgpio_is_never_imported(
+def test_the_label_is_the_chips_own_and_needs_no_sysfs(
     lgpio_seam: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A machine whose chips are all something else: one line listing them, nothing opened."""
-    fake = use_fake(lgpio_seam, FakeLgpio({0: "gpio-mockup-A"}))
+    """Each /dev/gpiochipN is asked for its label (lgpio's gpio_get_chip_info, the kernel's
+    chip info ioctl) and closed again; /sys is never read (on a Pi no label sits beside
+    /sys/bus/gpio/devices/gpiochipN), so a root without /sys/bus/gpio works the same."""
+    fake = use_fake(lgpio_seam, FakeLgpio(PI5_OLD))
+    factory = open_pin_factory(dev_root=make_dev(tmp_path / "dev", PI5_OLD))
+    try:
+        assert factory.chip == 4
+    finally:
+        factory.close()
+    assert sorted(fake.opened) == [0, 1, 2, 3, 4, 4]  # five asked, then the factory
+    assert sorted(fake.closed) == sorted(fake.opened)
+    assert chip_labels(fake.module, [0, 4, 9]) == {0: PI5_OLD[0], 4: "pinctrl-rp1", 9: None}
+
+
+def test_a_chip_that_cannot_be_asked_is_named_with_the_group(
+    lgpio_seam: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """No chip answers (this user may not open them): one line naming each and group gpio."""
+    use_fake(lgpio_seam, FakeLgpio({}))
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(sys_root=make_sys(tmp_path, {0: "gpio-mockup-A", 1: "gpio-mockup-B"}))
+        open_pin_factory(dev_root=make_dev(tmp_path, [0, 1]))
+    assert str(info.value) == (
+        "GPIO: no gpiochip labelled pinctrl-rp1, pinctrl-bcm2711, pinctrl-bcm2835 (found "
+        "gpiochip0 (cannot be asked), gpiochip1 (cannot be asked)): a chip that cannot be "
+        "asked: may this user open /dev/gpiochip* (group gpio)?"
+    )
+
+
+def test_no_header_chip_is_one_line_and_no_factory_is_built(
+    lgpio_seam: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A machine whose chips are all something else: one line listing them; each chip was
+    only asked and closed."""
+    mockups = {0: "gpio-mockup-A", 1: "gpio-mockup-B"}
+    fake = use_fake(lgpio_seam, FakeLgpio(mockups))
+    with pytest.raises(PinFactoryError) as info:
+        open_pin_factory(dev_root=make_dev(tmp_path, mockups))
     assert str(info.value) == (
         "GPIO: no gpiochip labelled pinctrl-rp1, pinctrl-bcm2711, pinctrl-bcm2835 (found "
         "gpiochip0 'gpio-mockup-A', gpiochip1 'gpio-mockup-B'): not a Raspberry Pi? use the "
         "simulator's mock pins"
     )
-    assert fake.opened == []
-    assert "gpiozero.pins.lgpio" not in sys.modules
+    assert fake.opened == [0, 1] and fake.closed == [0, 1]
 
 
-def test_no_gpio_in_sysfs_at_all(lgpio_seam: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No /sys/bus/gpio (a PC, a container): one line naming the directory."""
+def test_no_gpio_chip_at_all(lgpio_seam: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No /dev/gpiochip* (a PC, a container): one line naming the directory, lgpio never
+    imported."""
     use_fake(lgpio_seam, FakeLgpio({}))
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(sys_root=tmp_path)
+        open_pin_factory(dev_root=make_dev(tmp_path, []))
     assert str(info.value) == (
-        f"GPIO: no gpiochips under {tmp_path}/bus/gpio/devices: not a Raspberry Pi? use the "
-        "simulator's mock pins"
+        f"GPIO: no {tmp_path}/gpiochip*: not a Raspberry Pi? use the simulator's mock pins"
     )
     assert isinstance(info.value, DeviceUnavailableError)
+    assert "gpiozero.pins.lgpio" not in sys.modules
+    assert chip_numbers(tmp_path / "nowhere") == []
 
 
 def test_a_chip_number_that_is_not_the_header_is_refused(
@@ -234,25 +238,24 @@ def test_a_chip_number_that_is_not_the_header_is_refused(
     """chip=0 on an early Pi 5 kernel (gpiozero's own guess there) is the wrong chip."""
     fake = use_fake(lgpio_seam, FakeLgpio(PI5_OLD))
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(0, sys_root=make_sys(tmp_path, PI5_OLD))
+        open_pin_factory(0, dev_root=make_dev(tmp_path, PI5_OLD))
     assert str(info.value) == (
         "GPIO: gpiochip0 is 'gpio-brcmstb@107d508500', not the 40-pin header's chip; the "
         "header is gpiochip4 'pinctrl-rp1': use chip='auto'"
     )
-    assert fake.opened == []
+    assert sorted(fake.opened) == sorted(fake.closed) == sorted(PI5_OLD)  # only asked
 
 
-def test_a_chip_number_sysfs_does_not_list_is_refused(
+def test_a_chip_number_that_is_not_there_is_refused(
     lgpio_seam: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """chip=4 on a new Pi 5 kernel, where only gpiochip0 is the header: one line."""
     use_fake(lgpio_seam, FakeLgpio(PI5))
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(4, sys_root=make_sys(tmp_path, PI5))
+        open_pin_factory(4, dev_root=make_dev(tmp_path, PI5))
     assert str(info.value) == (
-        f"GPIO: no gpiochip4 under {tmp_path}/bus/gpio/devices (found gpiochip0 "
-        "'pinctrl-rp1', gpiochip10 'gpio-brcmstb@107d508500', gpiochip11 "
-        "'gpio-brcmstb@107d517c00'): use chip='auto'"
+        f"GPIO: no {tmp_path}/gpiochip4 (found gpiochip0, gpiochip10, gpiochip11): "
+        "use chip='auto'"
     )
 
 
@@ -261,7 +264,7 @@ def test_the_right_chip_number_given_explicitly_is_used(
 ) -> None:
     """chip=4 where gpiochip4 is pinctrl-rp1 opens it."""
     use_fake(lgpio_seam, FakeLgpio(PI5_OLD))
-    factory = open_pin_factory(4, sys_root=make_sys(tmp_path, PI5_OLD))
+    factory = open_pin_factory(4, dev_root=make_dev(tmp_path, PI5_OLD))
     try:
         assert factory.chip == 4
     finally:
@@ -271,10 +274,10 @@ def test_the_right_chip_number_given_explicitly_is_used(
 def test_a_chip_lgpio_cannot_open_names_the_device(
     lgpio_seam: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """No sysfs to check against and lgpio cannot open the chip: its error, on one line."""
+    """/dev/gpiochip7 is there but lgpio cannot open it: its error, on one line."""
     use_fake(lgpio_seam, FakeLgpio({0: "pinctrl-rp1"}))
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(7, sys_root=tmp_path)
+        open_pin_factory(7, dev_root=make_dev(tmp_path, [0, 7]))
     assert str(info.value) == (
         "GPIO: cannot open /dev/gpiochip7 (lgpio: can not open gpiochip): check the chip "
         "number (chip='auto' finds it by label) and that this user may open it (group gpio)"
@@ -285,9 +288,10 @@ def test_any_other_exception_building_the_factory_is_one_line(
     lgpio_seam: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Whatever else goes wrong inside LGPIOFactory() comes out as one PinFactoryError."""
-    use_fake(lgpio_seam, FakeLgpio(PI4, open_error=RuntimeError("bad\nthing")))
+    use_fake(lgpio_seam, FakeLgpio(PI4, open_error=RuntimeError("bad\nthing"),
+                                   fail_after=len(PI4)))  # the chips answer, then it fails
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(sys_root=make_sys(tmp_path, PI4))
+        open_pin_factory(dev_root=make_dev(tmp_path, PI4))
     assert str(info.value) == (
         "GPIO: cannot build the lgpio pin factory on gpiochip0 (RuntimeError: bad thing): "
         f"{FIX} lgpio"
@@ -300,7 +304,7 @@ def test_lgpio_not_installed(lgpio_seam: pytest.MonkeyPatch, tmp_path: Path) -> 
     lgpio_seam.setitem(sys.modules, "lgpio", None)  # "import lgpio" fails as if not installed
     lgpio_seam.setenv("LG_WD", str(tmp_path))
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(sys_root=make_sys(tmp_path / "sys", PI5))
+        open_pin_factory(dev_root=make_dev(tmp_path / "dev", PI5))
     assert str(info.value) == (
         "GPIO: lgpio is not installed: pip install lgpio (Raspberry Pi OS: apt install "
         "python3-lgpio)"
@@ -314,7 +318,7 @@ def test_lg_wd_is_exported_before_lgpio_is_imported(
     lgpio_seam.setitem(sys.modules, "lgpio", None)
     lgpio_seam.delenv("LG_WD", raising=False)
     with pytest.raises(PinFactoryError, match="lgpio is not installed"):
-        open_pin_factory(sys_root=make_sys(tmp_path / "sys", PI5), lg_wd=tmp_path)
+        open_pin_factory(dev_root=make_dev(tmp_path / "dev", PI5), lg_wd=tmp_path)
     assert os.environ["LG_WD"] == str(tmp_path)
 
 
@@ -330,7 +334,7 @@ def test_a_fifo_directory_that_is_not_a_directory(
         where.write_text("")
     lgpio_seam.setenv("LG_WD", str(where))
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(sys_root=make_sys(tmp_path / "sys", PI5))
+        open_pin_factory(dev_root=make_dev(tmp_path / "dev", PI5))
     problem = "it does not exist" if kind == "missing" else "it is not a directory"
     assert str(info.value) == (
         f"GPIO: lgpio makes its notification FIFO in {where} (LG_WD, else the working "
@@ -349,10 +353,10 @@ def test_an_unwritable_working_directory(
         pytest.skip("needs Linux procfs as a directory nobody can create files in")
     lgpio_seam.delitem(sys.modules, "lgpio", raising=False)
     lgpio_seam.delenv("LG_WD", raising=False)
-    sys_root = make_sys(tmp_path / "sys", PI5)
+    dev_root = make_dev(tmp_path / "dev", PI5)
     lgpio_seam.chdir("/proc")
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(sys_root=sys_root)
+        open_pin_factory(dev_root=dev_root)
     message = str(info.value)
     assert message.startswith(
         "GPIO: lgpio makes its notification FIFO in /proc (LG_WD, else the working directory) "
@@ -388,7 +392,7 @@ def test_lgpio_failing_on_its_fifo_at_import_is_one_line(
     lgpio_seam.setenv("LG_WD", str(tmp_path))
     lgpio_seam.setattr(sys, "meta_path", [_FifoFailsAtImport(), *sys.meta_path])
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(sys_root=make_sys(tmp_path / "sys", PI5))
+        open_pin_factory(dev_root=make_dev(tmp_path / "dev", PI5))
     assert str(info.value) == (
         f"GPIO: lgpio makes its notification FIFO in {tmp_path} (LG_WD, else the working "
         "directory) at import, but lgpio could not open it (FileNotFoundError: [Errno 2] No "
@@ -409,7 +413,7 @@ def test_an_old_gpiozero_is_refused_before_anything_is_opened(
 
     lgpio_seam.setattr(importlib.metadata, "version", version)
     with pytest.raises(PinFactoryError) as info:
-        open_pin_factory(sys_root=make_sys(tmp_path, PI5))
+        open_pin_factory(dev_root=make_dev(tmp_path, PI5))
     assert str(info.value) == (
         "GPIO: gpiozero 2.0.1.post2 is too old (its LGPIOFactory lacks 'import os', fixed in "
         f"2.0.1.post3): {FIX}"
@@ -511,14 +515,12 @@ def test_factories_whose_ticks_are_not_edge_times_are_refused() -> None:
             assert str(info.value) == f"GPIO: {what}{tail}"
 
 
-def test_chip_labels_skips_what_is_not_a_chip(tmp_path: Path) -> None:
-    """Entries not named gpiochipN are ignored; an empty label file counts as no label."""
-    make_sys(tmp_path, {0: "pinctrl-bcm2711", 3: None})
-    devices = tmp_path / "bus" / "gpio" / "devices"
-    (devices / "gpio-0").mkdir()
-    (devices / "gpiochip3" / "label").write_text("\n")
-    assert chip_labels(tmp_path) == {0: "pinctrl-bcm2711", 3: None}
-    assert chip_labels(tmp_path / "nowhere") == {}
+def test_chip_numbers_lists_only_gpio_chips(tmp_path: Path) -> None:
+    """Only gpiochipN nodes count, in number order (gpiochip10 after gpiochip4)."""
+    make_dev(tmp_path, [10, 4, 0])
+    (tmp_path / "gpiochip").write_text("")
+    (tmp_path / "gpiochipX").write_text("")
+    assert chip_numbers(tmp_path) == [0, 4, 10]
     assert HEADER_CHIP_LABELS[0] == "pinctrl-rp1"
 
 
@@ -536,7 +538,7 @@ _REAL_LGPIO = textwrap.dedent(
     from drivers.errors import PinFactoryError
     from drivers.pin_factory import open_pin_factory
     try:
-        open_pin_factory(0, sys_root=Path(sys.argv[1]), lg_wd=Path(sys.argv[2]))
+        open_pin_factory(0, dev_root=Path(sys.argv[1]), lg_wd=Path(sys.argv[2]))
     except PinFactoryError as exc:
         print(exc)
     """
@@ -545,7 +547,8 @@ _REAL_LGPIO = textwrap.dedent(
 
 def test_real_lgpio_on_a_machine_without_the_chip(tmp_path: Path) -> None:
     """The real lgpio (when installed), in a child process (its import makes a FIFO, starts
-    a thread and chdir()s to LG_WD): no /dev/gpiochip0 here gives the one line."""
+    a thread and chdir()s to LG_WD): a gpiochip0 listed that the real lgpio cannot open
+    (there is no /dev/gpiochip0 here) gives the one line."""
     if importlib.util.find_spec("lgpio") is None:
         pytest.skip("lgpio is not installed here (pip install lgpio)")
     if Path("/dev/gpiochip0").exists():
@@ -554,7 +557,8 @@ def test_real_lgpio_on_a_machine_without_the_chip(tmp_path: Path) -> None:
     fifo_dir.mkdir()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     done = subprocess.run(
-        [sys.executable, "-c", _REAL_LGPIO, str(tmp_path / "sys"), str(fifo_dir)],
+        [sys.executable, "-c", _REAL_LGPIO, str(make_dev(tmp_path / "dev", [0])),
+         str(fifo_dir)],
         capture_output=True, text=True, env=env, timeout=60, check=False,
     )
     assert done.returncode == 0, done.stderr

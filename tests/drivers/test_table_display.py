@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes.util
+import errno
 import logging
 import os
 import subprocess
@@ -16,8 +17,19 @@ import pygame
 import pytest
 
 from drivers.clock import FakeClock
-from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverValueError
-from drivers.table_display import DEFAULT_SIZES, TableDisplay, check_kmsdrm, resolve_mode
+from drivers.errors import (
+    DeviceBusyError,
+    DeviceUnavailableError,
+    DriverClosedError,
+    DriverValueError,
+)
+from drivers.table_display import (
+    DEFAULT_SIZES,
+    TableDisplay,
+    check_kmsdrm,
+    drm_master_elsewhere,
+    resolve_mode,
+)
 
 
 @pytest.fixture
@@ -482,3 +494,49 @@ def test_kmsdrm_without_mesa_names_the_packages(
         "table display (kmsdrm): cannot open (kmsdrm not available); SDL's KMSDRM driver"
         " needs libgbm1, libgles2: sudo apt install libgbm1 libgles2"
     )
+
+
+def test_kmsdrm_drm_master_held_elsewhere_is_busy(drm_tree: DrmTree) -> None:
+    """Another program is DRM master of the card with the screen (card1): a busy error,
+    before SDL is asked; the render-only card0 is not asked, and a free card1 passes."""
+    asked: list[str] = []
+
+    def held(card: str) -> bool:
+        asked.append(os.path.basename(card))
+        return True
+
+    with pytest.raises(DeviceBusyError) as info:
+        check_kmsdrm(drm_tree.dri, drm_tree.sysfs, {}, master_elsewhere=held)
+    assert str(info.value) == (
+        f"table display (kmsdrm): busy: another program holds DRM master on {drm_tree.dri}/"
+        "card1 (the TV): a second partytable (the service, or a console started by hand) or"
+        " a desktop; only one program can drive the screen"
+    )
+    assert asked == ["card1"]
+    for answer in (False, None):  # free, or cannot be told: SDL is asked as before
+        assert check_kmsdrm(drm_tree.dri, drm_tree.sysfs, {},
+                            master_elsewhere=lambda card, a=answer: a) == (
+            str(drm_tree.dri / "card0"), str(drm_tree.dri / "card1"))
+
+
+@pytest.mark.parametrize(("error", "answer"), [
+    (errno.EACCES, True), (errno.EINVAL, False), (errno.ENOTTY, None)])
+def test_drm_master_is_asked_as_libdrm_asks_it(
+    tmp_path: Path, error: int, answer: bool | None
+) -> None:
+    """DRM_IOCTL_AUTH_MAGIC with token 0: EACCES is "not master" (someone else is, since a
+    fresh file would be), EINVAL "master" (free); anything else cannot be told.  The file
+    is closed again."""
+    card = tmp_path / "card1"
+    card.write_text("")
+    calls: list[tuple[int, bytes]] = []
+
+    def ioctl(fd: int, request: int, arg: bytes) -> object:
+        calls.append((request, arg))
+        raise OSError(error, os.strerror(error))
+
+    before = len(os.listdir("/proc/self/fd"))
+    assert drm_master_elsewhere(str(card), ioctl=ioctl) is answer
+    assert calls == [(0x40046411, b"\0\0\0\0")]
+    assert len(os.listdir("/proc/self/fd")) == before
+    assert drm_master_elsewhere(str(tmp_path / "card9"), ioctl=ioctl) is None
