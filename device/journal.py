@@ -48,9 +48,13 @@ import glob
 import json
 import logging
 import os
+import pwd
+import shutil
 import sqlite3
+import stat
 import tempfile
 import time
+import urllib.parse
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -283,7 +287,15 @@ Record = ActionRecord | DecisionRecord
 
 class StateError(OSError):
     """The state directory or its database cannot be used (read-only, full, not a
-    directory): ``str(err)`` is one line naming the path and the reason, for the TV."""
+    directory, a permission): ``str(err)`` is one line naming the path and the reason;
+    ``tv``: the shorter line the TV shows after "Games are not saved: " (``""``: none was
+    worked out, the caller shortens ``str(err)``); ``errorname``: SQLite's error name
+    (``"SQLITE_BUSY"``, ...; ``""`` for an OS error)."""
+
+    def __init__(self, message: str, *, tv: str = "", errorname: str = "") -> None:
+        super().__init__(message)
+        self.tv = tv
+        self.errorname = errorname
 
 
 @dataclass(frozen=True)
@@ -356,15 +368,41 @@ class GameDB(ClosesOnExit):
         journal carried over)."""
         self.write_problem = ""
         """Why :meth:`open` could only read (a full or read-only card), or ``""``."""
+        self.write_tv = ""
+        """With :attr:`write_problem`: its TV line (``StateError.tv``)."""
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def open(cls, state_dir: Path, *, keep_games: int = KEEP_GAMES) -> GameDB:
+    def open(cls, state_dir: Path, *, keep_games: int = KEEP_GAMES,
+             read_fallback: bool = True) -> GameDB:
         """Open (or create) ``state_dir/partytable.db``: set aside a database that cannot be
         used (module docstring), create the schema, carry over an old ``journal.log``,
-        prune finished games beyond ``keep_games``.  Raises :class:`StateError` when the
-        directory cannot hold a database (read-only, full, not a directory)."""
+        prune finished games beyond ``keep_games``.
+
+        A card that cannot be written (full, read-only, a directory or file the user may
+        not write) is not a damaged database: with ``read_fallback`` the database is then
+        opened for reading only (:func:`_open_reading`), so the unfinished game is still
+        restored, and :attr:`write_problem` says why nothing can be written.  Raises
+        :class:`StateError` (with its TV line) when it can be neither written nor read, or
+        without ``read_fallback`` when it cannot be written."""
         path = state_dir / DB_NAME
+        try:
+            return cls._open_writing(state_dir, path, keep_games)
+        except StateError as err:
+            if not read_fallback:
+                raise
+            problem = err
+        db = _open_reading(path, problem)
+        db.write_problem = str(problem)
+        db.write_tv = problem.tv
+        log.error("game database: %s (reading only)", problem)
+        return db
+
+    @classmethod
+    def _open_writing(cls, state_dir: Path, path: Path, keep_games: int) -> GameDB:
+        """:meth:`open` for reading and writing; raises :class:`StateError` naming the
+        card's problem when it cannot write."""
         notices: list[str] = []
         try:
             state_dir.mkdir(parents=True, exist_ok=True)
@@ -373,7 +411,7 @@ class GameDB(ClosesOnExit):
                 notices.append(_set_aside(path, *problem))
             conn = _connect(path)
         except (OSError, sqlite3.Error) as err:
-            raise StateError(f"{path}: {_reason(err)}") from None
+            raise _state_error(path, err) from None
         db = cls(path, conn)
         db.notices = notices
         try:
@@ -390,13 +428,9 @@ class GameDB(ClosesOnExit):
                     notices.append(notice)
             db.prune(keep_games)
         except StateError as err:
-            # a full or read-only card: what is there can still be read (the unfinished
-            # game is restored), nothing can be written until there is room again
-            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                db.close()
-                raise
-            db.write_problem = str(err)
-            log.error("game database: %s (reading only)", err)
+            db.close()
+            raise StateError(str(err), tv=_card_problem(path), errorname=err.errorname) \
+                from None
         except BaseException:
             db.close()
             raise
@@ -595,11 +629,16 @@ class GameDB(ClosesOnExit):
         return _first_problem(self._c.execute("PRAGMA integrity_check").fetchall())
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection (idempotent), and remove the copy :func:`_open_reading`
+        read from, if any."""
         if self._conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
             self._conn = None
+        if self._scratch is not None:
+            with contextlib.suppress(OSError):
+                self._scratch.cleanup()
+            self._scratch = None
 
     # ------------------------------------------------------------------ internals
     @property
@@ -625,7 +664,8 @@ class GameDB(ClosesOnExit):
             with contextlib.suppress(sqlite3.Error):
                 if c.in_transaction:
                     c.execute("ROLLBACK")
-            raise StateError(f"{self.path}: {_reason(err)}") from None
+            raise StateError(f"{self.path}: {_reason(err)}",
+                             errorname=getattr(err, "sqlite_errorname", "")) from None
 
     def _carry_over(self, legacy: Path) -> str | None:
         """Read the old JSON-lines journal once into a game, rename it; the notice."""
@@ -689,7 +729,7 @@ def open_read_only(path: Path) -> GameDB:
     if not there:
         raise StateError(f"{path}: no game database there")
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        conn = sqlite3.connect(_uri(path, "mode=ro"), uri=True, isolation_level=None)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.Error as err:
         raise StateError(f"{path}: {_reason(err)}") from None
@@ -698,6 +738,146 @@ def open_read_only(path: Path) -> GameDB:
         raise StateError(f"{path}: schema version {version}, this device reads "
                          f"{SCHEMA_VERSION}")
     return GameDB(path, conn)
+
+
+FULL_BYTES = 1 << 20
+"""Free space (bytes, for this user) below which a card whose write failed is named full:
+a record needs a page or two of WAL, a new -shm 32 KiB."""
+
+_WAL_HEADER = 32
+"""Bytes of a WAL file's header; each frame adds a 24-byte header and a page
+(https://www.sqlite.org/fileformat2.html#walformat)."""
+
+_WAL_FRAME_HEADER = 24
+
+
+def _uri(path: Path, query: str) -> str:
+    """A SQLite ``file:`` URI for ``path`` with ``query`` (``"mode=ro"``), the path quoted
+    so that ``?``, ``#`` and ``%`` in it stay part of the name
+    (https://www.sqlite.org/uri.html)."""
+    return f"file:{urllib.parse.quote(str(path))}?{query}"
+
+
+def _state_error(path: Path, err: BaseException) -> StateError:
+    """A :class:`StateError` for a failed open of ``path``: the path and SQLite's or the
+    OS's reason, the TV's line when the card's problem can be named
+    (:func:`_card_problem`)."""
+    return StateError(f"{path}: {_reason(err)}", tv=_card_problem(path),
+                      errorname=getattr(err, "sqlite_errorname", ""))
+
+
+def _owner(uid: int) -> str:
+    """A user name for ``uid`` (the number when it has none)."""
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def _card_problem(path: Path) -> str:
+    """What keeps this process from writing the database ``path``, in words for the TV,
+    or ``""`` when none of these is it: the file system is mounted read-only
+    (``statvfs`` ``ST_RDONLY``: ``"/var/lib/partytable is read-only"``); the directory,
+    the database or its -wal/-shm file has a mode or owner this user may not read or
+    write (``access(2)``: ``"cannot write /var/lib/partytable: permission denied (mode
+    555, owner root)"``); fewer than :data:`FULL_BYTES` are free for this user
+    (``"/var/lib/partytable is full"``).  Never raises."""
+    directory = path.parent
+    try:
+        vfs = os.statvfs(directory)
+    except OSError:
+        return ""
+    if vfs.f_flag & os.ST_RDONLY:
+        return f"{directory} is read-only"
+    checks = [(directory, os.W_OK | os.X_OK, "write"), (path, os.R_OK, "read"),
+              (path, os.W_OK, "write")]
+    checks += [(path.with_name(path.name + suffix), os.R_OK | os.W_OK, "write")
+               for suffix in ("-wal", "-shm")]
+    for target, need, verb in checks:
+        try:
+            st = os.stat(target)
+        except OSError:
+            continue
+        if not os.access(target, need):
+            return (f"cannot {verb} {target}: permission denied (mode "
+                    f"{stat.S_IMODE(st.st_mode):03o}, owner {_owner(st.st_uid)})")
+    if vfs.f_bavail * vfs.f_frsize < FULL_BYTES:
+        return f"{directory} is full"
+    return ""
+
+
+def _wal_frames(path: Path) -> bool:
+    """Whether ``path``'s -wal file is there and long enough to hold a frame (a committed
+    record that is not in the database file yet)."""
+    try:
+        size = path.with_name(path.name + "-wal").stat().st_size
+    except OSError:
+        return False
+    return size >= _WAL_HEADER + _WAL_FRAME_HEADER
+
+
+def _readable(conn: sqlite3.Connection) -> int:
+    """The schema version of the database ``conn`` reads, after reading the games table
+    once; raises ``sqlite3.Error`` when it cannot be read."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    conn.execute("SELECT COUNT(*) FROM games").fetchone()
+    return version
+
+
+def _open_reading(path: Path, problem: StateError) -> GameDB:
+    """Open the database ``path`` for reading only, on a card that cannot be written
+    (``problem`` says why): nothing is created, changed or set aside there.
+
+    WAL mode needs SQLite's -shm file (the WAL index) to read, and a read-only connection
+    cannot make it (https://www.sqlite.org/wal.html#readonly), so this tries in turn:
+    ``mode=ro`` (the -wal and -shm files are there, as after a power cut); ``immutable=1``
+    when there is no -wal frame to lose (a clean stop removed the -wal file, or it is
+    empty: immutable reads the database file alone); else a copy of the database and its
+    -wal file in a temporary directory (RAM where the card is full: ``/dev/shm``), read
+    with ``query_only`` so that nothing is ever written to it.  Raises ``problem`` (the
+    card's TV line kept) when none reads a database of this schema."""
+    if not path.is_file():
+        raise problem
+    tries = [_uri(path, "mode=ro")]
+    if not _wal_frames(path):
+        tries.append(_uri(path, "immutable=1"))
+    for uri in tries:
+        try:
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        except sqlite3.Error:
+            continue
+        try:
+            if _readable(conn) == SCHEMA_VERSION:
+                return GameDB(path, conn)
+        except sqlite3.Error:
+            pass
+        conn.close()
+    for where in (None, "/dev/shm"):
+        try:
+            scratch = tempfile.TemporaryDirectory(prefix="partytable-", dir=where)
+        except OSError:
+            continue
+        try:
+            copy = Path(scratch.name) / DB_NAME
+            shutil.copyfile(path, copy)
+            if _wal_frames(path):
+                shutil.copyfile(path.with_name(path.name + "-wal"),
+                                copy.with_name(copy.name + "-wal"))
+            conn = sqlite3.connect(copy, isolation_level=None)
+            try:
+                conn.execute("PRAGMA query_only = ON")
+                if _readable(conn) == SCHEMA_VERSION:
+                    db = GameDB(path, conn)
+                    db._scratch = scratch
+                    return db
+            except sqlite3.Error:
+                pass
+            conn.close()
+        except (OSError, sqlite3.Error):
+            pass
+        with contextlib.suppress(OSError):
+            scratch.cleanup()
+    raise problem
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -152,8 +152,10 @@ class GameStore:
         self._db: GameDB | None = None
 
     def db(self) -> GameDB | None:
-        """The open database, or ``None`` (no state directory, or it cannot be opened:
-        :attr:`problem` says why)."""
+        """The open database, or ``None`` (no state directory, or it can be neither
+        written nor read: :attr:`problem` says why).  On a card that cannot be written it
+        is open for reading only (``GameDB.write_problem``, named in :attr:`problem`), so
+        the unfinished game is still restored."""
         if self.state_dir is None:
             return None
         if self._db is None:
@@ -164,15 +166,38 @@ class GameStore:
                 return None
             self.notices = list(self._db.notices)
             if self._db.write_problem:  # readable (a game is restored), not writable now
-                self.failed(StateError(self._db.write_problem))
+                self.failed(StateError(self._db.write_problem, tv=self._db.write_tv))
         return self._db
+
+    def writable(self) -> GameDB | None:
+        """The database to write to now, or ``None`` (:attr:`problem` says why).  While it
+        is open for reading only, each call tries once to open it for writing (the card
+        may have room again): it replaces the reading one when that works."""
+        db = self.db()
+        if db is None or not db.write_problem:
+            return db
+        assert self.state_dir is not None
+        try:
+            new = GameDB.open(self.state_dir, read_fallback=False)
+        except StateError as err:
+            self.failed(err)
+            return None
+        db.close()
+        self._db = new
+        return new
+
+    def write_failed(self, err: StateError) -> None:
+        """A write to :meth:`writable`'s database failed: :meth:`failed`, and the database
+        is opened again at the next write (its connection may be what is broken)."""
+        self.failed(err)
+        self.close()
 
     def failed(self, err: StateError) -> None:
         """A write failed: log it once per failing stretch and set :attr:`problem`."""
         if not self.problem:
             log.error("game database: %s: the game goes on without being saved; retrying "
                       "with the next action", err)
-        self.problem = f"Games are not saved: {tv_reason(err, self.state_dir)}"
+        self.problem = f"Games are not saved: {err.tv or tv_reason(err, self.state_dir)}"
 
     def worked(self) -> None:
         """A write worked: clear :attr:`problem` (one log line if it was set)."""
@@ -236,7 +261,7 @@ class JournalWriter:
 
     def _flush(self) -> bool:
         assert self.store is not None
-        db = self.store.db()
+        db = self.store.writable()
         if db is None:
             return False
         try:
@@ -249,8 +274,7 @@ class JournalWriter:
                 db.end_game(self.game_id, **self._end)
                 self._end = None
         except StateError as err:
-            self.store.failed(err)
-            self.store.close()  # opened again at the next write
+            self.store.write_failed(err)  # opened again at the next write
             return False
         self.store.worked()
         return True
