@@ -472,10 +472,15 @@ class GameFlow:
         (``GameSession.resume``) and offer it on the TV with the seconds left
         (``device.restore_offer``): it goes on with a slap or a key, is declined with BACK
         (:meth:`decline`), or goes on by itself after ``timing.resume_ns`` (:meth:`go_on`).
+        A restored game that is already over (cut between its last action and its end
+        mark) shows its result (the game-over screen) and is ended, never dealt anew; one
+        that cannot be restored is named on the TV (``GameStore.restore_problem``).
         Returns False (nothing changes) when there is none."""
         if self.state_dir is None:
             return False
         session = GameSession.resume(self.store)
+        if self.store.restore_problem:
+            self._flash(self.store.restore_problem, now_ns)
         if session is None:
             return False
         if len(session.kinds) > len(self.seats):
@@ -496,6 +501,10 @@ class GameFlow:
         self._prepare(session, now_ns)
         self.phase = Phase.PLAY
         self.last_event = f"Game restored after {session.step} actions"
+        outcome = session.outcome
+        if outcome is not None:  # cut between its last action and its end mark: its result
+            self._game_over(outcome.winner, f"{outcome.reason} (restored)", now_ns)
+            return True
         if self.timing.resume_ns <= 0:
             self.go_on(now_ns, held=False)
             return True

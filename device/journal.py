@@ -406,6 +406,9 @@ class GameDB(ClosesOnExit):
         notices: list[str] = []
         try:
             state_dir.mkdir(parents=True, exist_ok=True)
+            empty = _empty_file(path)  # before SQLite, which would delete its -wal
+            if empty is not None:
+                notices.append(empty)
             problem = _unusable(path)
             if problem is not None:
                 notices.append(_set_aside(path, *problem))
@@ -534,9 +537,18 @@ class GameDB(ClosesOnExit):
     def unfinished(self) -> StoredGame | None:
         """The newest game with no outcome (the one a power cut interrupted), or ``None``.
         Raises :class:`JournalError` when its stored header does not read."""
-        row = self._c.execute("SELECT id FROM games WHERE outcome IS NULL ORDER BY id DESC "
-                              "LIMIT 1").fetchone()
-        return None if row is None else self.game(int(row[0]))
+        game_id = self.unfinished_id()
+        return None if game_id is None else self.game(game_id)
+
+    def unfinished_id(self) -> int | None:
+        """The id of :meth:`unfinished`'s game (even when its row does not read), or
+        ``None``.  Raises :class:`StateError` when the database cannot be read."""
+        try:
+            row = self._c.execute("SELECT id FROM games WHERE outcome IS NULL ORDER BY id "
+                                  "DESC LIMIT 1").fetchone()
+        except sqlite3.Error as err:
+            raise StateError(f"{self.path}: {_reason(err)}") from None
+        return None if row is None else int(row[0])
 
     def game(self, game_id: int) -> StoredGame:
         """Game ``game_id`` with its records.  Raises ``KeyError`` for an unknown id and
@@ -998,6 +1010,14 @@ def _wrong_columns(conn: sqlite3.Connection) -> str | None:
 def _set_aside(path: Path, tag: str, why: str) -> str:
     """Rename the database at ``path`` (and its -wal/-shm files) out of the way; the
     notice.  Raises ``OSError`` when it cannot be renamed."""
+    aside = _move_aside(path, tag)
+    return f"Game database set aside ({why}): kept as {aside.name}"
+
+
+def _move_aside(path: Path, tag: str) -> Path:
+    """Rename the database at ``path`` and its -wal/-shm files to
+    ``<name>.<tag>-<UTC time>`` (plus the suffix), durably; the new path of the database.
+    Raises ``OSError`` when it cannot be renamed."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     aside = path.with_name(f"{path.name}.{tag}-{stamp}")
     for suffix in ("-wal", "-shm"):
@@ -1006,7 +1026,97 @@ def _set_aside(path: Path, tag: str, why: str) -> str:
             os.replace(extra, aside.with_name(aside.name + suffix))
     os.replace(path, aside)
     _fsync_dir(path.parent)
-    return f"Game database set aside ({why}): kept as {aside.name}"
+    return aside
+
+
+EMPTY = "Game database was empty (0 bytes)"
+"""The start of the notice for a database file of 0 bytes (:func:`_empty_file`)."""
+
+
+def _empty_file(path: Path) -> str | None:
+    """The notice for a database file of 0 bytes (a card that lost the file's data, a
+    copy gone wrong), or ``None`` when it is not one.  SQLite takes such a file for a new
+    database and deletes the -wal file beside it; but that WAL may hold every committed
+    page (a young database is never checkpointed: the WAL is copied back into the file
+    only every 1000 pages and at a clean stop), so when it holds a frame the database and
+    its -wal/-shm are first set aside (``partytable.db.empty-<UTC time>``, never deleted)
+    and the database is rebuilt from the WAL (:func:`_rebuild_from_wal`); when that does
+    not give a whole database of this schema a new one is started.  Raises ``OSError``
+    when the files cannot be set aside."""
+    try:
+        if not path.is_file() or path.stat().st_size != 0:
+            return None
+    except OSError:
+        return None
+    if not _wal_frames(path):
+        return f"{EMPTY}: a new one is started"
+    aside = _move_aside(path, "empty")
+    try:
+        games = _rebuild_from_wal(aside, path)
+    except (OSError, sqlite3.Error, ValueError) as err:
+        with contextlib.suppress(OSError):
+            path.unlink()  # a part the rebuild wrote; the file set aside stays
+        return (f"{EMPTY}: its -wal file could not rebuild it ({_reason(err)}); a new one "
+                f"is started, kept as {aside.name}")
+    return (f"{EMPTY}: rebuilt from its -wal file ({games} game{'' if games == 1 else 's'})"
+            f"; kept as {aside.name}")
+
+
+def _wal_pages(wal: bytes) -> tuple[int, int]:
+    """``(page size, database size in pages)`` a WAL file describes: its header's page
+    size, and the largest page number or commit size among its frames (the WAL format,
+    https://www.sqlite.org/fileformat2.html#walformat: a 32-byte header with the magic
+    0x377f0682/3 and the page size at byte 8; frames of a 24-byte header, page number
+    then database size for a commit, and the page).  Raises ``ValueError`` when it is
+    not a WAL file."""
+    magic = int.from_bytes(wal[:4], "big")
+    page_size = int.from_bytes(wal[8:12], "big")
+    if magic not in (0x377F0682, 0x377F0683) or page_size not in {1 << k for k in
+                                                                  range(9, 17)}:
+        raise ValueError("not a WAL file")
+    pages = 0
+    step = _WAL_FRAME_HEADER + page_size
+    for at in range(_WAL_HEADER, len(wal) - step + 1, step):
+        pages = max(pages, int.from_bytes(wal[at:at + 4], "big"),
+                    int.from_bytes(wal[at + 4:at + 8], "big"))
+    if pages == 0:
+        raise ValueError("the WAL holds no page")
+    return page_size, pages
+
+
+def _rebuild_from_wal(aside: Path, path: Path) -> int:
+    """Rebuild the database ``path`` (not there) from the WAL set aside beside ``aside``:
+    in a temporary directory next to it, a database file of the WAL's size in zero bytes
+    and a copy of the WAL are opened by SQLite, which replays the WAL's valid frames
+    (checksums and salts checked, up to the last commit) over the file; when that reads
+    as a whole database of this schema (``PRAGMA quick_check``: a page the WAL did not
+    hold is zeros and fails it) it is copied to ``path`` with the backup API.  Returns
+    how many games it holds.  Raises ``ValueError``, ``OSError`` or ``sqlite3.Error``
+    saying why not."""
+    wal = aside.with_name(aside.name + "-wal").read_bytes()
+    page_size, pages = _wal_pages(wal)
+    with tempfile.TemporaryDirectory(prefix=".rebuild-", dir=path.parent) as scratch:
+        work = Path(scratch) / DB_NAME
+        with open(work, "wb") as f:
+            f.truncate(page_size * pages)
+        work.with_name(work.name + "-wal").write_bytes(wal)
+        src = sqlite3.connect(work, isolation_level=None)
+        try:
+            check = _first_problem(src.execute("PRAGMA quick_check").fetchall())
+            if check != "ok":
+                raise ValueError(f"integrity check failed ({check})")
+            if _readable(src) != SCHEMA_VERSION or _wrong_columns(src) is not None:
+                raise ValueError("not a partytable database of this version")
+            games = int(src.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+            dst = sqlite3.connect(path)
+            try:
+                src.backup(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+    _fsync_dir(path.parent)
+    return games
 
 
 def _first_problem(rows: Sequence[Sequence[Any]]) -> str:

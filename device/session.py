@@ -16,7 +16,6 @@ again before the new record, so nothing is lost once the disk has room again.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import random
 from collections.abc import Mapping, Sequence
@@ -149,6 +148,9 @@ class GameStore:
         """``""``, or one line for the TV while games cannot be saved."""
         self.notices: list[str] = []
         """One-line notices from opening the database (set aside, carried over)."""
+        self.restore_problem = ""
+        """Why the last unfinished game could not be restored (``GameSession.resume``:
+        :data:`DAMAGED`, ...), for the TV, or ``""``."""
         self._db: GameDB | None = None
 
     def db(self) -> GameDB | None:
@@ -225,6 +227,26 @@ def tv_reason(err: StateError, state_dir: Path | None) -> str:
     if "full" in low or "no space" in low:
         return f"{where} is full"
     return f"{reason} in {where}"
+
+
+NOT_RESTORED = "Last game could not be restored"
+"""The start of the TV's line for an unfinished game that cannot be played on."""
+
+DAMAGED = f"{NOT_RESTORED}: its record is damaged"
+"""The TV's line for an unfinished game whose row or records in the database do not read
+(options that are not JSON, seats that are not a number, ...)."""
+
+
+def _not_resumed(store: GameStore, db: GameDB, game_id: int, tv: str, why: str) -> None:
+    """Game ``game_id`` cannot be played on: ``tv`` goes to
+    :attr:`GameStore.restore_problem`, and the game is marked abandoned with ``why`` in
+    its summary (``not_resumed``), so no later start tries it again (on a card that
+    cannot be written it stays unfinished and is named again at the next start)."""
+    store.restore_problem = tv
+    try:
+        db.end_game(game_id, winner=None, abandoned=True, summary={"not_resumed": why[:200]})
+    except StateError as err:
+        store.failed(err)
 
 
 class JournalWriter:
@@ -332,18 +354,31 @@ class GameSession:
     @classmethod
     def resume(cls, store: GameStore) -> GameSession | None:
         """The unfinished game in ``store``'s database, replayed through the checked engine
-        to its exact position, or ``None`` when there is none or it cannot be used (one log
-        line; such a game is marked abandoned, so it is not tried at every start).  Records
-        after the last one the replay could use are dropped from the database."""
+        to its exact position, or ``None`` when there is none or it cannot be used.  A
+        game that cannot be used (its row or a record does not read: :data:`DAMAGED`; an
+        unknown game or seat kind) is one log line and :attr:`GameStore.restore_problem`
+        for the TV, and it is marked abandoned (the reason in its summary), so it is not
+        tried at every start.  Records after the last one the replay could use are
+        dropped from the database.  A game whose replayed position is over (a cut between
+        its last action and its end mark) is returned as it is, over: the caller shows
+        its result and ends it (``GameSession.close``)."""
+        store.restore_problem = ""
         db = store.db()
         if db is None:
             return None
         try:
-            stored = db.unfinished()
-        except (JournalError, StateError) as err:
-            log.error("the last game cannot be read (%s); opening the lobby", err)
+            game_id = db.unfinished_id()
+        except StateError as err:
+            log.error("the last game cannot be looked up (%s); opening the lobby", err)
             return None
-        if stored is None:
+        if game_id is None:
+            return None
+        try:
+            stored = db.game(game_id)
+        except (JournalError, KeyError) as err:
+            log.error("the last game (game %d) is damaged in the database (%s): marked "
+                      "abandoned; opening the lobby", game_id, err)
+            _not_resumed(store, db, game_id, DAMAGED, f"damaged: {err}")
             return None
         h = stored.header
         try:
@@ -358,22 +393,17 @@ class GameSession:
             keep = session._replay(stored.records)
         except (ValueError, KeyError, TypeError) as err:  # EngineError is a ValueError
             log.error("the last game cannot be resumed (%s); opening the lobby", err)
-            with contextlib.suppress(StateError):
-                db.end_game(stored.id, winner=None, abandoned=True,
-                            summary={"not_resumed": str(err)[:200]})
+            _not_resumed(store, db, stored.id, f"{NOT_RESTORED}: {err}"[:120], str(err))
             return None
         try:
-            outcome = session.engine.outcome(session.pos)
-            if outcome is not None:  # over, but not yet marked so
-                db.end_game(stored.id, winner=outcome.winner, summary=plugin.summary(session.pos))
-                return None
             if keep is not None:
                 db.cut_back(stored.id, keep)
         except StateError as err:
             store.failed(err)
         session.journal.adopt(stored.id)
-        log.warning("resumed game %d (%s) after %d actions", stored.id, h.game,
-                    len(session.record.actions))
+        log.warning("resumed game %d (%s) after %d actions%s", stored.id, h.game,
+                    len(session.record.actions),
+                    "; it was over" if session.outcome is not None else "")
         return session
 
     def _replay(self, records: Sequence[Record]) -> int | None:

@@ -19,16 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from unprivileged import hand_over, owner_for_test, run_unprivileged
+from card_helpers import console_on, hand_over, owner_for_test, run_unprivileged
 
-from device.console import Console, GameRecord, make_seats
-from device.events import FakeQueue
+from device.console import GameRecord
 from device.journal import DB_NAME, GameDB
-from device.lobby import LobbyChoices
-from device.present import TablePresenter
 from device.session import GameSession, GameStore
-from drivers.clock import FakeClock
-from drivers.hand_display import open_hand_display
 from drivers.table_display import TableDisplay
 
 S = 1_000_000_000
@@ -68,20 +63,6 @@ def read_only_view(source: Path, where: Path) -> Iterator[Path]:
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], check=False)
-
-
-def console_on(display: TableDisplay, state_dir: Path, done: list[GameRecord]) -> Console:
-    """An all-computer Right on Time console resuming from ``state_dir``."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    console = Console(
-        clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display, motion=False),
-        seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
-        choices=LobbyChoices(game="right-on-time", kinds=("computer", "computer")),
-        game_seed=4, state_dir=state_dir, on_game_over=done.append, skip_lobby=True,
-        resume=True)
-    console.start()
-    return console
 
 
 def fill(card: Path) -> Path:

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import random
+import shutil
 import sqlite3
+import stat
+import tempfile
 import zlib
 from pathlib import Path
 
 import pytest
+from card_helpers import hand_over, run_unprivileged
 
 from device.arbiter import SlapArbiter
 from device.journal import (
@@ -27,6 +32,7 @@ from device.journal import (
     open_read_only,
     write_atomic,
 )
+from device.session import GameStore
 
 HEADER = JournalHeader(
     game="riiing",
@@ -459,3 +465,93 @@ def test_one_damaged_slap_row_never_hides_a_seats_real_fastest(
             board = db.leaderboard(now="2026-12-01T21:00:00Z")
     assert dict(board.fastest) == {4: 309.0, 1: 500.0}
     assert "1 leaderboard rows of the wrong shape skipped" in caplog.text
+
+
+def test_an_empty_database_file_is_named_and_started_afresh(tmp_path: Path) -> None:
+    """A 0-byte partytable.db with no -wal file beside it (a card that lost the file's
+    data) is a new database, and the TV says so."""
+    (tmp_path / DB_NAME).write_bytes(b"")
+    with GameDB.open(tmp_path) as db:
+        assert db.games() == [] and db.integrity() == "ok"
+        (notice,) = db.notices
+    assert notice == "Game database was empty (0 bytes): a new one is started"
+
+
+def test_an_empty_database_file_is_rebuilt_from_its_wal(tmp_path: Path) -> None:
+    """A 0-byte partytable.db beside the -wal file that holds every committed page (a
+    young database, never checkpointed, whose file lost its data): the game is rebuilt
+    from the WAL record for record (SQLite alone would delete that WAL), both files are
+    kept under another name, and the notice says what happened."""
+    db = GameDB.open(tmp_path)
+    game_id = stored(db)
+    wal = (tmp_path / f"{DB_NAME}-wal").read_bytes()
+    db.close()
+    (tmp_path / DB_NAME).write_bytes(b"")
+    (tmp_path / f"{DB_NAME}-wal").write_bytes(wal)
+    with GameDB.open(tmp_path) as db:
+        game = db.unfinished()
+        assert db.integrity() == "ok"
+        (notice,) = db.notices
+    assert game is not None and game.id == game_id and game.records == RECORDS
+    (kept,) = tmp_path.glob(f"{DB_NAME}.empty-*-wal")
+    assert kept.read_bytes() == wal
+    assert notice == (f"Game database was empty (0 bytes): rebuilt from its -wal file "
+                      f"(1 game); kept as {kept.name.removesuffix('-wal')}")
+
+
+def test_an_empty_database_whose_wal_is_not_whole_is_kept_and_started_afresh(
+    tmp_path: Path
+) -> None:
+    """A 0-byte partytable.db beside a -wal file that holds only the last pages (the
+    database was checkpointed before): what the WAL holds is not a database, so a new
+    one is started, both files are kept, and the notice says the WAL could not rebuild
+    it."""
+    with GameDB.open(tmp_path) as db:
+        for _ in range(3):
+            stored(db)
+        db._c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        stored(db, RECORDS[:1])
+        wal = (tmp_path / f"{DB_NAME}-wal").read_bytes()
+    (tmp_path / DB_NAME).write_bytes(b"")
+    (tmp_path / f"{DB_NAME}-wal").write_bytes(wal)
+    with GameDB.open(tmp_path) as db:
+        assert db.games() == [] and db.integrity() == "ok"
+        (notice,) = db.notices
+    (kept,) = tmp_path.glob(f"{DB_NAME}.empty-*-wal")
+    assert kept.read_bytes() == wal
+    assert notice.startswith("Game database was empty (0 bytes): its -wal file could not "
+                             "rebuild it (")
+    assert notice.endswith(f"); a new one is started, kept as "
+                           f"{kept.name.removesuffix('-wal')}")
+
+
+def test_a_database_this_user_may_not_read_is_named_with_its_mode_and_owner() -> None:
+    """partytable.db of mode 000 (left by someone who ran the console as root): nothing
+    is set aside or replaced, and the TV line names the file, the permission, its mode
+    and its owner instead of SQLite's "unable to open database file".  Run by an
+    unprivileged process, since root ignores the mode."""
+    where = Path(tempfile.mkdtemp(prefix="pt-000-", dir="/tmp"))
+    path = where / DB_NAME
+    try:
+        with GameDB.open(where) as db:
+            stored(db)
+        hand_over(where)  # the directory is the console user's, the file root's
+        if os.geteuid() == 0:
+            os.chown(path, 0, 0)
+        path.chmod(0)
+
+        def look() -> dict[str, object]:
+            store = GameStore(where)
+            db = store.db()
+            store.close()
+            return {"opened": db is not None, "problem": store.problem}
+
+        got = run_unprivileged(look)
+        owner = pwd.getpwuid(path.stat().st_uid).pw_name
+        assert got == {"opened": False, "problem": (
+            f"Games are not saved: cannot read {path}: permission denied (mode 000, "
+            f"owner {owner})")}
+        assert sorted(p.name for p in where.iterdir()) == [DB_NAME]
+        assert stat.S_IMODE(path.stat().st_mode) == 0
+    finally:
+        shutil.rmtree(where)

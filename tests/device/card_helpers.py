@@ -1,7 +1,9 @@
-"""Run a test's check as a user the kernel's permission bits apply to: the file modes of a
-state directory (0555, 000) mean nothing to root, so a root test run forks a child that
-drops to ``nobody`` (no exec: the child keeps this interpreter and its imports) and
-sends back the check's JSON result; an unprivileged run calls the check directly."""
+"""Helpers of the game database's card tests: a console that resumes from a state
+directory (:func:`console_on`), and running a check as a user the kernel's permission bits
+apply to (:func:`run_unprivileged`): the file modes of a state directory (0555, 000) mean
+nothing to root, so a root test run forks a child that drops to ``nobody`` (no exec: the
+child keeps this interpreter and its imports) and sends back the check's JSON result; an
+unprivileged run calls the check directly."""
 
 from __future__ import annotations
 
@@ -11,6 +13,14 @@ import pwd
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from device.console import Console, GameRecord, make_seats
+from device.events import FakeQueue
+from device.lobby import LobbyChoices
+from device.present import TablePresenter
+from drivers.clock import FakeClock
+from drivers.hand_display import open_hand_display
+from drivers.table_display import TableDisplay
 
 UNPRIVILEGED = "nobody"
 """The user a root test run drops to."""
@@ -67,3 +77,17 @@ def run_unprivileged(check: Callable[[], Any]) -> Any:
     if "error" in answer:
         raise RuntimeError(answer["error"])
     return answer["ok"]
+
+
+def console_on(display: TableDisplay, state_dir: Path, done: list[GameRecord]) -> Console:
+    """An all-computer Right on Time console resuming from ``state_dir``."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    console = Console(
+        clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display, motion=False),
+        seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
+        choices=LobbyChoices(game="right-on-time", kinds=("computer", "computer")),
+        game_seed=4, state_dir=state_dir, on_game_over=done.append, skip_lobby=True,
+        resume=True)
+    console.start()
+    return console
