@@ -140,10 +140,13 @@ class GameStore:
 
     Never raises: a state directory that cannot hold the database (read-only, full) is
     :attr:`problem`, one line for the TV, and opening is tried again at the next write, so
-    the games are kept again once the disk has room.  The constructor does no I/O."""
+    the games are kept again once the disk has room.  ``boot``: this boot's id
+    (``device.journal.boot_id``, read at the first open when ``None``).  The constructor
+    does no I/O."""
 
-    def __init__(self, state_dir: Path | None) -> None:
+    def __init__(self, state_dir: Path | None, *, boot: str | None = None) -> None:
         self.state_dir = state_dir
+        self.boot = boot
         self.problem = ""
         """``""``, or one line for the TV while games cannot be saved."""
         self.notices: list[str] = []
@@ -162,7 +165,7 @@ class GameStore:
             return None
         if self._db is None:
             try:
-                self._db = GameDB.open(self.state_dir)
+                self._db = GameDB.open(self.state_dir, boot=self.boot)
             except StateError as err:
                 self.failed(err)
                 return None
@@ -180,13 +183,25 @@ class GameStore:
             return db
         assert self.state_dir is not None
         try:
-            new = GameDB.open(self.state_dir, read_fallback=False)
+            new = GameDB.open(self.state_dir, read_fallback=False, boot=self.boot)
         except StateError as err:
             self.failed(err)
             return None
         db.close()
         self._db = new
         return new
+
+    def carry_night(self, game_id: int) -> None:
+        """Game ``game_id``, restored from an earlier boot, is taken up again: tonight's
+        leaderboard goes on with that game's night (``GameDB.carry_night``).  Never
+        raises: a failed write is :meth:`failed`."""
+        db = self.writable()
+        if db is None:
+            return
+        try:
+            db.carry_night(game_id)
+        except StateError as err:
+            self.write_failed(err)
 
     def write_failed(self, err: StateError) -> None:
         """A write to :meth:`writable`'s database failed: :meth:`failed`, and the database

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from card_helpers import console_on
 
+from device import journal
 from device.console import GameRecord
 from device.journal import DB_NAME, GameDB
 from device.lobby import LobbyChoices
@@ -145,3 +146,37 @@ def test_a_game_cut_between_its_last_action_and_its_end_mark_shows_its_result(
         assert db.unfinished() is None
     assert (game.outcome, game.winner, game.actions) == ("won", done[0].winner,
                                                           done[0].actions)
+
+
+@pytest.mark.parametrize("answer", ["select", None], ids=["taken-up", "went-on-by-itself"])
+def test_tonights_board_goes_on_after_a_power_cut_when_the_party_takes_the_game_up(
+    display: TableDisplay, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    answer: str | None
+) -> None:
+    """A game won and the next one cut by a power cut; the box boots again (a new boot id
+    in the kernel's file): a party that takes the restored game up again (SELECT on a
+    handheld) keeps tonight's board, the won game on it; a restored game left to go on by
+    itself starts a new night, the board empty."""
+    source = tmp_path / "boot_id"
+    monkeypatch.setattr(journal, "BOOT_ID_PATH", source)
+    state = tmp_path / "state"
+    source.write_text("a1b2c3d4-0000-4000-8000-000000000001\n")
+    done: list[GameRecord] = []
+    first = console_on(display, state, done)
+    while not done:
+        first.step()
+    while first.record is None or first.record is done[0] or len(first.record.actions) < 4:
+        first.step()  # the next game deals and is cut after a few actions
+    first.close()
+    source.write_text("a1b2c3d4-0000-4000-8000-000000000002\n")
+    second = console_on(display, state, [])
+    assert second.flow.held
+    if answer is not None:
+        second.flow.on_key(0, answer, display.clock.now_ns())
+    else:
+        while second.flow.held:
+            second.step()
+    rows = dict(second.flow.board.rows())
+    second.close()
+    won = {"Games won": f"{seat_name(done[0].winner)}: 1"} if answer else {}
+    assert {k: v for k, v in rows.items() if k == "Games won"} == won
