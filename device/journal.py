@@ -45,14 +45,14 @@ on into this boot.
 
 Start-up (:meth:`GameDB.open`): a file that is not a database, of a newer or unknown
 schema, with a table whose columns are not the schema's (``PRAGMA table_info``), or that
-fails ``PRAGMA quick_check`` is set aside (renamed
-``partytable.db.<why>-<UTC time>``, never deleted) and a new one started; its one-line
-notice goes on the TV.  A file of 0 bytes is named on the TV; when a -wal file with frames
-lies beside it, both are set aside and the database is rebuilt from that WAL.  A card that
-cannot be written (full, read-only, a mode or owner the console's user may not write) is
-not a damaged database: it is opened for reading only, so the unfinished game is still
-restored, and its problem is named (``GameDB.write_problem``).  An old JSON-lines journal (``journal.log``, this module's format
-before the database) is read once, carried over as a game, and renamed
+fails ``PRAGMA quick_check`` is set aside (renamed ``partytable.db.<why>-<UTC time>``,
+never deleted) and a new one started; its one-line notice goes on the TV.  A file of 0
+bytes is named on the TV; when a -wal file with frames lies beside it, both are set aside
+and the database is rebuilt from that WAL.  A card that cannot be written (full,
+read-only, a mode or owner the console's user may not write) is not a damaged database: it
+is opened for reading only, so the unfinished game is still restored, and its problem is
+named (``GameDB.write_problem``).  An old JSON-lines journal (``journal.log``, this
+module's format before the database) is read once, carried over as a game, and renamed
 ``journal.log.carried-over``.  Finished games beyond :data:`KEEP_GAMES` are pruned, so the
 state directory stays bounded (a few MB).
 
@@ -622,28 +622,37 @@ class GameDB(ClosesOnExit):
         return None if row is None else int(row[0])
 
     def game(self, game_id: int) -> StoredGame:
-        """Game ``game_id`` with its records.  Raises ``KeyError`` for an unknown id and
-        :class:`JournalError` naming the bad field of a damaged row."""
-        row = self._c.execute(
-            "SELECT id, game, seats, seed, options, first, device_seed, seat_kinds, strengths, "
-            "started_at, ended_at, outcome, winner FROM games WHERE id = ?",
-            (game_id,)).fetchone()
+        """Game ``game_id`` with its records.  Raises ``KeyError`` for an unknown id,
+        :class:`JournalError` naming the bad field of a damaged row and
+        :class:`StateError` when SQLite cannot read it (a damaged page)."""
+        try:
+            row = self._c.execute(
+                "SELECT id, game, seats, seed, options, first, device_seed, seat_kinds, "
+                "strengths, started_at, ended_at, outcome, winner FROM games WHERE id = ?",
+                (game_id,)).fetchone()
+            records = self._c.execute(
+                "SELECT seq, action, decision, data FROM records WHERE game_id = ? ORDER BY "
+                "seq", (game_id,)).fetchall()
+        except sqlite3.Error as err:
+            raise StateError(f"{self.path}: game {game_id}: {_reason(err)}",
+                             errorname=getattr(err, "sqlite_errorname", "")) from None
         if row is None:
             raise KeyError(f"no game {game_id}")
-        records = self._c.execute(
-            "SELECT seq, action, decision, data FROM records WHERE game_id = ? ORDER BY seq",
-            (game_id,)).fetchall()
         return _stored(row, records)
 
     def games(self, limit: int = 10) -> list[StoredGame]:
         """The newest ``limit`` games, newest first (a damaged row is one log line and left
-        out)."""
+        out).  Raises :class:`StateError` when SQLite cannot read the list."""
         out: list[StoredGame] = []
-        for (game_id,) in self._c.execute("SELECT id FROM games ORDER BY id DESC LIMIT ?",
-                                          (limit,)).fetchall():
+        try:
+            ids = self._c.execute("SELECT id FROM games ORDER BY id DESC LIMIT ?",
+                                  (limit,)).fetchall()
+        except sqlite3.Error as err:
+            raise StateError(f"{self.path}: {_reason(err)}") from None
+        for (game_id,) in ids:
             try:
                 out.append(self.game(int(game_id)))
-            except (JournalError, KeyError) as err:
+            except (JournalError, KeyError, StateError) as err:
                 log.warning("%s: game %s skipped (%s)", self.path, game_id, err)
         return out
 
@@ -855,6 +864,9 @@ _WAL_HEADER = 32
 
 _WAL_FRAME_HEADER = 24
 
+_IN_USE = frozenset({"SQLITE_BUSY", "SQLITE_LOCKED"})
+"""SQLite's error names for a database another connection holds (it may be writing)."""
+
 
 def _uri(path: Path, query: str) -> str:
     """A SQLite ``file:`` URI for ``path`` with ``query`` (``"mode=ro"``), the path quoted
@@ -937,15 +949,18 @@ def _open_reading(path: Path, problem: StateError) -> GameDB:
     cannot make it (https://www.sqlite.org/wal.html#readonly), so this tries in turn:
     ``mode=ro`` (the -wal and -shm files are there, as after a power cut); ``immutable=1``
     when there is no -wal frame to lose (a clean stop removed the -wal file, or it is
-    empty: immutable reads the database file alone); else a copy of the database and its
-    -wal file in a temporary directory (RAM where the card is full: ``/dev/shm``), read
-    with ``query_only`` so that nothing is ever written to it.  Raises ``problem`` (the
-    card's TV line kept) when none reads a database of a version this device reads
-    (:data:`READ_VERSIONS`: an older one is read as it is, not migrated)."""
+    empty: immutable reads the database file alone) and no other program holds the
+    database (``problem`` is not busy or locked: immutable takes no lock); else a copy of
+    the database and its -wal file in a temporary directory (RAM where the card is full:
+    ``/dev/shm``), read with ``query_only`` so that nothing is ever written to it.
+    Raises ``problem`` (the card's TV line kept) when none reads a database of a version
+    this device reads (:data:`READ_VERSIONS`: an older one is read as it is, not
+    migrated)."""
     if not path.is_file():
         raise problem
     tries = [_uri(path, "mode=ro")]
-    if not _wal_frames(path):
+    # immutable reads without locks: never beside another program that holds the database
+    if not _wal_frames(path) and problem.errorname not in _IN_USE:
         tries.append(_uri(path, "immutable=1"))
     for uri in tries:
         try:

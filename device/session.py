@@ -390,6 +390,11 @@ class GameSession:
             return None
         try:
             stored = db.game(game_id)
+        except StateError as err:  # SQLite cannot read it now: not marked, tried again
+            log.error("the last game (game %d) cannot be read (%s); opening the lobby",
+                      game_id, err)
+            store.restore_problem = f"{NOT_RESTORED}: the game database cannot be read"
+            return None
         except (JournalError, KeyError) as err:
             log.error("the last game (game %d) is damaged in the database (%s): marked "
                       "abandoned; opening the lobby", game_id, err)

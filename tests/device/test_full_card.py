@@ -212,3 +212,34 @@ def test_a_database_locked_by_another_process_is_not_set_aside(
     finally:
         other.close()
     assert os.path.getsize(tmp_path / DB_NAME) > 0
+
+
+def test_a_read_only_card_with_a_damaged_page_opens_the_console_and_says_so(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """A read-only card (nothing can be set aside) whose records table has a page of
+    noise: the console starts, the TV says the last game could not be restored and that
+    the card is read-only, and a new game is played unsaved."""
+    card = tmp_path / "card"
+    card.mkdir()
+    first = console_on(display, card, [])
+    while first.record is not None and len(first.record.actions) < 8:
+        first.step()
+    first.close()
+    conn = sqlite3.connect(card / DB_NAME)
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'records'")\
+        .fetchone()
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(card / DB_NAME, "r+b") as f:  # the records table's root page: noise
+        f.seek((root - 1) * page)
+        f.write(bytes(range(256)) * (page // 256))
+    with read_only_view(card, tmp_path / "ro") as view:
+        second = console_on(display, view, [])
+        banner = second.model(display.clock.now_ns()).banner
+        assert "Last game could not be restored: the game database cannot be read" in banner
+        assert f"Games are not saved: {view} is read-only" in banner
+        for _ in range(10):
+            second.step()
+        assert second.record is not None and second.record.actions
+        second.close()
