@@ -833,9 +833,15 @@ def _insert_game(c: sqlite3.Connection, header: JournalHeader, started_at: str,
 
 def open_read_only(path: Path) -> GameDB:
     """Open an existing database at ``path`` for reading (``history``): nothing is set
-    aside, created, migrated or carried over.  Raises :class:`StateError` when it is
-    missing or is not a partytable database of a version this device reads
-    (:data:`READ_VERSIONS`)."""
+    aside, created, migrated or carried over; where SQLite cannot read it in place (WAL
+    mode needs a -shm file this user cannot make) it is read as the console reads a card
+    that cannot be written (:func:`_open_reading`).  Raises :class:`StateError` when it is
+    missing, when this user may not enter its directory or read it (the line names the
+    mode and owner), or when it is not a partytable database of a version this device
+    reads (:data:`READ_VERSIONS`)."""
+    denied = _read_problem(path)
+    if denied:
+        raise StateError(denied, tv=denied)
     try:
         there = path.is_file()
     except OSError as err:  # a state directory this user may not enter (0700)
@@ -846,13 +852,32 @@ def open_read_only(path: Path) -> GameDB:
         conn = sqlite3.connect(_uri(path, "mode=ro"), uri=True, isolation_level=None)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.Error as err:
-        raise StateError(f"{path}: {_reason(err)}") from None
+        return _open_reading(path, StateError(f"{path}: {_reason(err)}"))
     if version not in READ_VERSIONS:
         conn.close()
         raise StateError(f"{path}: schema version {version}, this device reads "
                          f"{', '.join(map(str, READ_VERSIONS))}")
     return GameDB(path, conn, version=version)
 
+
+def _denied(target: Path, need: int, verb: str) -> str:
+    """``"cannot <verb> <target>: permission denied (mode 555, owner root)"`` when this
+    process may not access ``target`` as ``need`` (``os.R_OK``, ...; ``access(2)``, real
+    ids), else ``""`` (also when it is not there)."""
+    try:
+        st = os.stat(target)
+    except OSError:
+        return ""
+    if os.access(target, need):
+        return ""
+    return (f"cannot {verb} {target}: permission denied (mode "
+            f"{stat.S_IMODE(st.st_mode):03o}, owner {_owner(st.st_uid)})")
+
+
+def _read_problem(path: Path) -> str:
+    """What keeps this process from reading the database ``path`` (its directory it may
+    not enter, the file it may not read) in words, or ``""``.  Never raises."""
+    return (_denied(path.parent, os.X_OK, "enter") or _denied(path, os.R_OK, "read"))
 
 FULL_BYTES = 1 << 20
 """Free space (bytes, for this user) below which a card whose write failed is named full:
@@ -911,13 +936,9 @@ def _card_problem(path: Path) -> str:
     checks += [(path.with_name(path.name + suffix), os.R_OK | os.W_OK, "write")
                for suffix in ("-wal", "-shm")]
     for target, need, verb in checks:
-        try:
-            st = os.stat(target)
-        except OSError:
-            continue
-        if not os.access(target, need):
-            return (f"cannot {verb} {target}: permission denied (mode "
-                    f"{stat.S_IMODE(st.st_mode):03o}, owner {_owner(st.st_uid)})")
+        denied = _denied(target, need, verb)
+        if denied:
+            return denied
     if vfs.f_bavail * vfs.f_frsize < FULL_BYTES:
         return f"{directory} is full"
     return ""
