@@ -458,7 +458,8 @@ class GameDB(ClosesOnExit):
         db.boot = boot
         db.write_problem = str(problem)
         db.write_tv = problem.tv
-        log.error("game database: %s (reading only)", problem)
+        log.error("game database: %s%s: reading it only, the games are not saved", problem,
+                  f" ({problem.tv})" if problem.tv else "")
         return db
 
     @classmethod
