@@ -152,7 +152,7 @@ class GameFlow:
         self.notices = Notices()
         """The lines the party must see on the TV's banner (a damaged lobby.json, the
         restore offer, a state directory that cannot hold the games: ``device.notices``)."""
-        self.restore = RestoreOffer(timers, self.notices, self.go_on)
+        self.restore = RestoreOffer(timers, self.notices, self.go_on)  # by itself: no carry
         """A game restored after a power cut, offered on the TV (``device.restore_offer``)."""
         self.attract = AttractMode(timers, self.start_demo)
         """Attract mode: the lobby's idle timer and the demo game (``device.attract``)."""
@@ -235,7 +235,7 @@ class GameFlow:
         restored game waits (:attr:`held`), a slap goes on with it; in the lobby it
         answers "Clear tonight's board?" with no."""
         if self.held:
-            self.go_on(now_ns)
+            self.go_on(now_ns, taken_up=True)
             return
         if self.phase is Phase.LOBBY:
             self.board.keep()
@@ -274,7 +274,7 @@ class GameFlow:
             if k is Key.BACK:
                 self.decline(now_ns)
             else:
-                self.go_on(now_ns)
+                self.go_on(now_ns, taken_up=True)
             return
         if not 0 <= seat < len(self.playing):
             log.warning("handheld key from seat index %d ignored: %d seats play", seat,
@@ -472,10 +472,15 @@ class GameFlow:
         (``GameSession.resume``) and offer it on the TV with the seconds left
         (``device.restore_offer``): it goes on with a slap or a key, is declined with BACK
         (:meth:`decline`), or goes on by itself after ``timing.resume_ns`` (:meth:`go_on`).
+        A restored game that is already over (cut between its last action and its end
+        mark) shows its result (the game-over screen) and is ended, never dealt anew; one
+        that cannot be restored is named on the TV (``GameStore.restore_problem``).
         Returns False (nothing changes) when there is none."""
         if self.state_dir is None:
             return False
         session = GameSession.resume(self.store)
+        if self.store.restore_problem:
+            self._flash(self.store.restore_problem, now_ns)
         if session is None:
             return False
         if len(session.kinds) > len(self.seats):
@@ -496,6 +501,10 @@ class GameFlow:
         self._prepare(session, now_ns)
         self.phase = Phase.PLAY
         self.last_event = f"Game restored after {session.step} actions"
+        outcome = session.outcome
+        if outcome is not None:  # cut between its last action and its end mark: its result
+            self._game_over(outcome.winner, f"{outcome.reason} (restored)", now_ns)
+            return True
         if self.timing.resume_ns <= 0:
             self.go_on(now_ns, held=False)
             return True
@@ -520,11 +529,16 @@ class GameFlow:
             self.game_seed = max(seed, self.game_seed + 1)  # never the declined game's seed
         self.enter_lobby(now_ns)
 
-    def go_on(self, now_ns: int, *, held: bool = True) -> None:
+    def go_on(self, now_ns: int, *, held: bool = True, taken_up: bool = False) -> None:
         """The restored game goes on: its computer players, slap windows and timers start
-        again from the restored position.  Nothing happens unless a game is held."""
+        again from the restored position.  ``taken_up``: the party answered the offer (a
+        slap or a key, not the time running out), so tonight's leaderboard goes on with
+        the night the game was played in (``GameStore.carry_night``: a power cut in the
+        middle of a party).  Nothing happens unless a game is held."""
         if held and not self.held:
             return
+        if taken_up and self.session is not None and self.session.journal.game_id is not None:
+            self.store.carry_night(self.session.journal.game_id)
         self.restore.end()
         self.last_event = "The game goes on"
         log.info("restored game goes on")

@@ -102,7 +102,7 @@ class TonightsBoard:
         if self._question is not None:
             self._question.cancel()
             self._question = None
-        db = self.store.db()
+        db = self.store.writable()
         if db is not None:
             try:
                 db.clear_leaderboard()

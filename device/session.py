@@ -16,7 +16,6 @@ again before the new record, so nothing is lost once the disk has room again.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import random
 from collections.abc import Mapping, Sequence
@@ -141,38 +140,81 @@ class GameStore:
 
     Never raises: a state directory that cannot hold the database (read-only, full) is
     :attr:`problem`, one line for the TV, and opening is tried again at the next write, so
-    the games are kept again once the disk has room.  The constructor does no I/O."""
+    the games are kept again once the disk has room.  ``boot``: this boot's id
+    (``device.journal.boot_id``, read at the first open when ``None``).  The constructor
+    does no I/O."""
 
-    def __init__(self, state_dir: Path | None) -> None:
+    def __init__(self, state_dir: Path | None, *, boot: str | None = None) -> None:
         self.state_dir = state_dir
+        self.boot = boot
         self.problem = ""
         """``""``, or one line for the TV while games cannot be saved."""
         self.notices: list[str] = []
         """One-line notices from opening the database (set aside, carried over)."""
+        self.restore_problem = ""
+        """Why the last unfinished game could not be restored (``GameSession.resume``:
+        :data:`DAMAGED`, ...), for the TV, or ``""``."""
         self._db: GameDB | None = None
 
     def db(self) -> GameDB | None:
-        """The open database, or ``None`` (no state directory, or it cannot be opened:
-        :attr:`problem` says why)."""
+        """The open database, or ``None`` (no state directory, or it can be neither
+        written nor read: :attr:`problem` says why).  On a card that cannot be written it
+        is open for reading only (``GameDB.write_problem``, named in :attr:`problem`), so
+        the unfinished game is still restored."""
         if self.state_dir is None:
             return None
         if self._db is None:
             try:
-                self._db = GameDB.open(self.state_dir)
+                self._db = GameDB.open(self.state_dir, boot=self.boot)
             except StateError as err:
                 self.failed(err)
                 return None
             self.notices = list(self._db.notices)
             if self._db.write_problem:  # readable (a game is restored), not writable now
-                self.failed(StateError(self._db.write_problem))
+                self.failed(StateError(self._db.write_problem, tv=self._db.write_tv))
         return self._db
+
+    def writable(self) -> GameDB | None:
+        """The database to write to now, or ``None`` (:attr:`problem` says why).  While it
+        is open for reading only, each call tries once to open it for writing (the card
+        may have room again): it replaces the reading one when that works."""
+        db = self.db()
+        if db is None or not db.write_problem:
+            return db
+        assert self.state_dir is not None
+        try:
+            new = GameDB.open(self.state_dir, read_fallback=False, boot=self.boot)
+        except StateError as err:
+            self.failed(err)
+            return None
+        db.close()
+        self._db = new
+        return new
+
+    def carry_night(self, game_id: int) -> None:
+        """Game ``game_id``, restored from an earlier boot, is taken up again: tonight's
+        leaderboard goes on with that game's night (``GameDB.carry_night``).  Never
+        raises: a failed write is :meth:`failed`."""
+        db = self.writable()
+        if db is None:
+            return
+        try:
+            db.carry_night(game_id)
+        except StateError as err:
+            self.write_failed(err)
+
+    def write_failed(self, err: StateError) -> None:
+        """A write to :meth:`writable`'s database failed: :meth:`failed`, and the database
+        is opened again at the next write (its connection may be what is broken)."""
+        self.failed(err)
+        self.close()
 
     def failed(self, err: StateError) -> None:
         """A write failed: log it once per failing stretch and set :attr:`problem`."""
         if not self.problem:
             log.error("game database: %s: the game goes on without being saved; retrying "
                       "with the next action", err)
-        self.problem = f"Games are not saved: {tv_reason(err, self.state_dir)}"
+        self.problem = f"Games are not saved: {err.tv or tv_reason(err, self.state_dir)}"
 
     def worked(self) -> None:
         """A write worked: clear :attr:`problem` (one log line if it was set)."""
@@ -200,6 +242,26 @@ def tv_reason(err: StateError, state_dir: Path | None) -> str:
     if "full" in low or "no space" in low:
         return f"{where} is full"
     return f"{reason} in {where}"
+
+
+NOT_RESTORED = "Last game could not be restored"
+"""The start of the TV's line for an unfinished game that cannot be played on."""
+
+DAMAGED = f"{NOT_RESTORED}: its record is damaged"
+"""The TV's line for an unfinished game whose row or records in the database do not read
+(options that are not JSON, seats that are not a number, ...)."""
+
+
+def _not_resumed(store: GameStore, db: GameDB, game_id: int, tv: str, why: str) -> None:
+    """Game ``game_id`` cannot be played on: ``tv`` goes to
+    :attr:`GameStore.restore_problem`, and the game is marked abandoned with ``why`` in
+    its summary (``not_resumed``), so no later start tries it again (on a card that
+    cannot be written it stays unfinished and is named again at the next start)."""
+    store.restore_problem = tv
+    try:
+        db.end_game(game_id, winner=None, abandoned=True, summary={"not_resumed": why[:200]})
+    except StateError as err:
+        store.failed(err)
 
 
 class JournalWriter:
@@ -236,7 +298,7 @@ class JournalWriter:
 
     def _flush(self) -> bool:
         assert self.store is not None
-        db = self.store.db()
+        db = self.store.writable()
         if db is None:
             return False
         try:
@@ -249,8 +311,7 @@ class JournalWriter:
                 db.end_game(self.game_id, **self._end)
                 self._end = None
         except StateError as err:
-            self.store.failed(err)
-            self.store.close()  # opened again at the next write
+            self.store.write_failed(err)  # opened again at the next write
             return False
         self.store.worked()
         return True
@@ -308,18 +369,36 @@ class GameSession:
     @classmethod
     def resume(cls, store: GameStore) -> GameSession | None:
         """The unfinished game in ``store``'s database, replayed through the checked engine
-        to its exact position, or ``None`` when there is none or it cannot be used (one log
-        line; such a game is marked abandoned, so it is not tried at every start).  Records
-        after the last one the replay could use are dropped from the database."""
+        to its exact position, or ``None`` when there is none or it cannot be used.  A
+        game that cannot be used (its row or a record does not read: :data:`DAMAGED`; an
+        unknown game or seat kind) is one log line and :attr:`GameStore.restore_problem`
+        for the TV, and it is marked abandoned (the reason in its summary), so it is not
+        tried at every start.  Records after the last one the replay could use are
+        dropped from the database.  A game whose replayed position is over (a cut between
+        its last action and its end mark) is returned as it is, over: the caller shows
+        its result and ends it (``GameSession.close``)."""
+        store.restore_problem = ""
         db = store.db()
         if db is None:
             return None
         try:
-            stored = db.unfinished()
-        except (JournalError, StateError) as err:
-            log.error("the last game cannot be read (%s); opening the lobby", err)
+            game_id = db.unfinished_id()
+        except StateError as err:
+            log.error("the last game cannot be looked up (%s); opening the lobby", err)
             return None
-        if stored is None:
+        if game_id is None:
+            return None
+        try:
+            stored = db.game(game_id)
+        except StateError as err:  # SQLite cannot read it now: not marked, tried again
+            log.error("the last game (game %d) cannot be read (%s); opening the lobby",
+                      game_id, err)
+            store.restore_problem = f"{NOT_RESTORED}: the game database cannot be read"
+            return None
+        except (JournalError, KeyError) as err:
+            log.error("the last game (game %d) is damaged in the database (%s): marked "
+                      "abandoned; opening the lobby", game_id, err)
+            _not_resumed(store, db, game_id, DAMAGED, f"damaged: {err}")
             return None
         h = stored.header
         try:
@@ -334,22 +413,17 @@ class GameSession:
             keep = session._replay(stored.records)
         except (ValueError, KeyError, TypeError) as err:  # EngineError is a ValueError
             log.error("the last game cannot be resumed (%s); opening the lobby", err)
-            with contextlib.suppress(StateError):
-                db.end_game(stored.id, winner=None, abandoned=True,
-                            summary={"not_resumed": str(err)[:200]})
+            _not_resumed(store, db, stored.id, f"{NOT_RESTORED}: {err}"[:120], str(err))
             return None
         try:
-            outcome = session.engine.outcome(session.pos)
-            if outcome is not None:  # over, but not yet marked so
-                db.end_game(stored.id, winner=outcome.winner, summary=plugin.summary(session.pos))
-                return None
             if keep is not None:
                 db.cut_back(stored.id, keep)
         except StateError as err:
             store.failed(err)
         session.journal.adopt(stored.id)
-        log.warning("resumed game %d (%s) after %d actions", stored.id, h.game,
-                    len(session.record.actions))
+        log.warning("resumed game %d (%s) after %d actions%s", stored.id, h.game,
+                    len(session.record.actions),
+                    "; it was over" if session.outcome is not None else "")
         return session
 
     def _replay(self, records: Sequence[Record]) -> int | None:

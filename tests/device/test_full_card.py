@@ -1,31 +1,32 @@
-"""A state directory that is full, read-only or locked (issue 9 "Bad input"): the database
-is never set aside for it, an unfinished game is still restored from what can be read,
-the TV names the problem and the game goes on unsaved; once there is room again nothing
-is lost."""
+"""A state directory that is full, read-only, not writable for the console's user or
+locked: the database is never set aside for it, an unfinished game is still restored from
+what can be read (also when SQLite's -wal and -shm files are gone and cannot be made
+again), the TV names the problem and the game goes on unsaved; once there is room again
+nothing is lost.  The cards are real: a small tmpfs filled to its last byte, a read-only
+bind mount, a directory of mode 0555 seen by an unprivileged user."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import pwd
+import shutil
 import sqlite3
+import stat
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from card_helpers import console_on, hand_over, owner_for_test, run_unprivileged
 
-from device.console import Console, GameRecord, make_seats
-from device.events import FakeQueue
+from device.console import GameRecord
 from device.journal import DB_NAME, GameDB
-from device.lobby import LobbyChoices
-from device.present import TablePresenter
-from drivers.clock import FakeClock
-from drivers.hand_display import open_hand_display
+from device.session import GameSession, GameStore
 from drivers.table_display import TableDisplay
 
 S = 1_000_000_000
-
-
 
 
 @pytest.fixture
@@ -44,18 +45,24 @@ def small_card(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
-def console_on(display: TableDisplay, state_dir: Path, done: list[GameRecord]) -> Console:
-    """An all-computer Right on Time console resuming from ``state_dir``."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    console = Console(
-        clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display, motion=False),
-        seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
-        choices=LobbyChoices(game="right-on-time", kinds=("computer", "computer")),
-        game_seed=4, state_dir=state_dir, on_game_over=done.append, skip_lobby=True,
-        resume=True)
-    console.start()
-    return console
+@contextlib.contextmanager
+def read_only_view(source: Path, where: Path) -> Iterator[Path]:
+    """``source`` seen through a read-only bind mount at ``where`` (a card the kernel
+    remounted read-only after an error); skips the test where this process may not
+    mount."""
+    where.mkdir()
+    done = subprocess.run(["mount", "--bind", str(source), str(where)], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot bind-mount a read-only view (needs root): {done.stderr.strip()}")
+    try:
+        ro = subprocess.run(["mount", "-o", "remount,bind,ro", str(where)],
+                            capture_output=True, text=True)
+        if ro.returncode != 0:
+            pytest.skip(f"cannot remount the view read-only: {ro.stderr.strip()}")
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def fill(card: Path) -> Path:
@@ -69,17 +76,23 @@ def fill(card: Path) -> Path:
     return filler
 
 
+@pytest.mark.parametrize("closed", [False, True], ids=["cut", "closed-then-full"])
 def test_a_full_card_restores_the_game_and_keeps_every_action_once_there_is_room(
-    display: TableDisplay, small_card: Path
+    display: TableDisplay, small_card: Path, closed: bool
 ) -> None:
-    """Cut a game, fill the card: the database is not set aside, the game is restored at
-    its position, the TV says the card is full, the game goes on; free the card: the
-    actions played meanwhile are written, and the database ends with the whole game."""
+    """Cut a game (or stop the console cleanly, so SQLite's -wal and -shm files are gone
+    and a full card cannot make them again), fill the card: the database is not set
+    aside, the game is restored at its position, the TV says the card is full, the game
+    goes on; free the card: the actions played meanwhile are written, and the database
+    ends with the whole game."""
     done: list[GameRecord] = []
     first = console_on(display, small_card, done)
     while first.record is not None and len(first.record.actions) < 8:
         first.step()
     cut_at = list(first.record.actions) if first.record else []
+    if closed:
+        first.close()
+        assert not (small_card / (DB_NAME + "-wal")).exists()
     filler = fill(small_card)
     second = console_on(display, small_card, done)
     assert sorted(p.name for p in small_card.iterdir() if p.name.startswith(DB_NAME + "."))\
@@ -99,6 +112,84 @@ def test_a_full_card_restores_the_game_and_keeps_every_action_once_there_is_room
         assert db.integrity() == "ok"
     assert game.outcome == "won" and game.actions == done[0].actions
     assert game.actions[:8] == cut_at
+
+
+@pytest.mark.parametrize("left", [("", "-wal", "-shm"), ("", "-wal"), ("",)],
+                         ids=["cut", "cut-without-shm", "closed"])
+def test_a_read_only_card_restores_the_game_and_plays_on_unsaved(
+    display: TableDisplay, tmp_path: Path, left: tuple[str, ...]
+) -> None:
+    """A card the kernel remounted read-only holding the files a power cut left (the
+    database, its -wal and -shm), those without the -shm, or the database alone (a clean
+    stop removes the others, and a read-only card cannot make them again): the game is
+    restored at its position, the TV says the card is read-only, the game plays on, and
+    nothing on the card is changed or set aside."""
+    played = tmp_path / "played"
+    played.mkdir()
+    done: list[GameRecord] = []
+    first = console_on(display, played, done)
+    while first.record is not None and len(first.record.actions) < 8:
+        first.step()
+    cut_at = list(first.record.actions) if first.record else []
+    if left == ("",):
+        first.close()
+    card = tmp_path / "card"
+    card.mkdir()
+    for suffix in left:  # the card as the cut (or the stop) left it
+        shutil.copyfile(played / (DB_NAME + suffix), card / (DB_NAME + suffix))
+    first.close()
+    names = sorted(p.name for p in card.iterdir())
+    with read_only_view(card, tmp_path / "ro") as view:
+        second = console_on(display, view, done)
+        assert second.record is not None and second.record.actions == cut_at
+        assert second.flow.held
+        banner = second.model(display.clock.now_ns()).banner
+        assert f"Games are not saved: {view} is read-only" in banner
+        for _ in range(30):
+            second.step()
+        assert len(second.record.actions) > len(cut_at)
+        second.close()
+        assert sorted(p.name for p in card.iterdir()) == names
+    with GameDB.open(card) as db:
+        game = db.unfinished()
+    assert game is not None and game.actions == cut_at
+
+
+def test_a_state_directory_the_console_may_not_write_restores_the_game(
+    display: TableDisplay
+) -> None:
+    """The state directory is mode 0555 for the console's user and SQLite's -wal and -shm
+    files are gone (a clean stop): the game is still restored from what can be read, and
+    the TV names the directory, the permission, its mode and owner.  Run by an
+    unprivileged process, since root ignores the mode."""
+    where = Path(tempfile.mkdtemp(prefix="pt-ro-", dir="/tmp"))
+    try:
+        done: list[GameRecord] = []
+        first = console_on(display, where, done)
+        while first.record is not None and len(first.record.actions) < 8:
+            first.step()
+        cut_at = list(first.record.actions) if first.record else []
+        first.close()
+        hand_over(where)
+        where.chmod(0o555)
+
+        def restore() -> dict[str, object]:
+            store = GameStore(where)
+            session = GameSession.resume(store)
+            store.close()
+            return {"actions": None if session is None else session.record.actions,
+                    "problem": store.problem}
+
+        got = run_unprivileged(restore)
+        owner = pwd.getpwuid(owner_for_test()[0]).pw_name
+        assert got == {"actions": cut_at, "problem": (
+            f"Games are not saved: cannot write {where}: permission denied "
+            f"(mode 555, owner {owner})")}
+        assert stat.S_IMODE(where.stat().st_mode) == 0o555
+        assert sorted(p.name for p in where.iterdir()) == ["lobby.json", DB_NAME]
+    finally:
+        where.chmod(0o755)
+        shutil.rmtree(where)
 
 
 def test_a_database_locked_by_another_process_is_not_set_aside(
@@ -121,3 +212,34 @@ def test_a_database_locked_by_another_process_is_not_set_aside(
     finally:
         other.close()
     assert os.path.getsize(tmp_path / DB_NAME) > 0
+
+
+def test_a_read_only_card_with_a_damaged_page_opens_the_console_and_says_so(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """A read-only card (nothing can be set aside) whose records table has a page of
+    noise: the console starts, the TV says the last game could not be restored and that
+    the card is read-only, and a new game is played unsaved."""
+    card = tmp_path / "card"
+    card.mkdir()
+    first = console_on(display, card, [])
+    while first.record is not None and len(first.record.actions) < 8:
+        first.step()
+    first.close()
+    conn = sqlite3.connect(card / DB_NAME)
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'records'")\
+        .fetchone()
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(card / DB_NAME, "r+b") as f:  # the records table's root page: noise
+        f.seek((root - 1) * page)
+        f.write(bytes(range(256)) * (page // 256))
+    with read_only_view(card, tmp_path / "ro") as view:
+        second = console_on(display, view, [])
+        banner = second.model(display.clock.now_ns()).banner
+        assert "Last game could not be restored: the game database cannot be read" in banner
+        assert f"Games are not saved: {view} is read-only" in banner
+        for _ in range(10):
+            second.step()
+        assert second.record is not None and second.record.actions
+        second.close()

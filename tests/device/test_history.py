@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
+import pwd
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+from card_helpers import hand_over, run_unprivileged
 
 from device.history import main
 from device.journal import DB_NAME, ActionRecord, DecisionRecord, GameDB, JournalHeader, SlapRow
@@ -160,3 +167,52 @@ def test_a_slap_row_of_the_wrong_shape_is_left_out(
     games = json.loads(capsys.readouterr().out)["games"]
     assert [s["reaction_ms"] for g in games if g["id"] == won for s in g["slaps"]] == [388.4]
     assert main(["--state-dir", str(tmp_path)]) == 0
+
+
+def test_a_database_this_user_may_not_read_is_named_with_its_mode_and_owner() -> None:
+    """history run by a user the database's mode 000 shuts out: exit 1 and one line
+    naming the file, the permission, the mode and the owner.  Run by an unprivileged
+    process, since root ignores the mode."""
+    where = Path(tempfile.mkdtemp(prefix="pt-hist-", dir="/tmp"))
+    path = where / DB_NAME
+    try:
+        fill(where)
+        hand_over(where)
+        if os.geteuid() == 0:
+            os.chown(path, 0, 0)
+        path.chmod(0)
+
+        def run() -> list[object]:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                code = main(["--state-dir", str(where)])
+            return [code, err.getvalue()]
+
+        owner = pwd.getpwuid(path.stat().st_uid).pw_name
+        assert run_unprivileged(run) == [1, f"error: cannot read {path}: permission denied "
+                                            f"(mode 000, owner {owner})\n"]
+    finally:
+        shutil.rmtree(where)
+
+
+def test_a_database_this_user_may_read_but_not_beside_is_listed() -> None:
+    """A database after a clean stop (no -wal/-shm) in a directory this user may not
+    write: SQLite cannot make the -shm a WAL database needs to be read in place, and
+    history lists the games all the same.  Run by an unprivileged process."""
+    where = Path(tempfile.mkdtemp(prefix="pt-hist-", dir="/tmp"))
+    try:
+        won, open_game = fill(where)
+        if os.geteuid() == 0:
+            os.chown(where, 0, 0)
+        where.chmod(0o755)
+        (where / DB_NAME).chmod(0o644)
+
+        def run() -> list[object]:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = main(["--state-dir", str(where)])
+            return [code, [line.split()[0] for line in out.getvalue().splitlines()]]
+
+        assert run_unprivileged(run) == [0, [f"#{open_game}", f"#{won}"]]
+    finally:
+        shutil.rmtree(where)

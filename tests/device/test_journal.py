@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import random
+import shutil
 import sqlite3
+import stat
+import tempfile
 import zlib
 from pathlib import Path
 
 import pytest
+from card_helpers import hand_over, run_unprivileged
 
 from device.arbiter import SlapArbiter
 from device.journal import (
@@ -24,9 +29,12 @@ from device.journal import (
     Record,
     SlapRow,
     StateError,
+    boot_id,
     open_read_only,
+    utc_now,
     write_atomic,
 )
+from device.session import GameStore
 
 HEADER = JournalHeader(
     game="riiing",
@@ -160,16 +168,17 @@ def test_old_finished_games_are_pruned_unfinished_never(tmp_path: Path) -> None:
 
 
 def test_a_newer_schema_is_set_aside_not_deleted(tmp_path: Path) -> None:
-    """A database a newer device wrote (user_version 2) is renamed out of the way with its
-    contents intact; a new one starts; the notice names the file and why."""
+    """A database a newer device wrote (a higher user_version) is renamed out of the way
+    with its contents intact; a new one starts; the notice names the file and why."""
+    newer = SCHEMA_VERSION + 1
     with GameDB.open(tmp_path) as db:
         stored(db)
-        db._c.execute("PRAGMA user_version = 2")
+        db._c.execute(f"PRAGMA user_version = {newer}")
     with GameDB.open(tmp_path) as db:
         assert db.games() == []
         (notice,) = db.notices
-    assert "kept as partytable.db.v2-" in notice and "newer" in notice
-    (aside,) = [p for p in tmp_path.iterdir() if p.name.startswith(DB_NAME + ".v2-")
+    assert f"kept as partytable.db.v{newer}-" in notice and "newer" in notice
+    (aside,) = [p for p in tmp_path.iterdir() if p.name.startswith(f"{DB_NAME}.v{newer}-")
                 and not p.name.endswith(("-wal", "-shm"))]
     conn = sqlite3.connect(aside)
     assert conn.execute("SELECT COUNT(*) FROM records").fetchone()[0] == len(RECORDS)
@@ -340,35 +349,143 @@ def test_write_atomic_removes_what_a_power_cut_left(tmp_path: Path) -> None:
                                                           "lobby.json"]
 
 
-def test_tonights_leaderboard_counts_recent_games_until_cleared(
+def test_tonights_leaderboard_counts_this_nights_games_until_cleared(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Fastest RIIING! slap and games won per seat over the last 12 hours; a game from
-    yesterday and the wake-up race do not count; clearing starts afresh (games are kept);
-    a row of the wrong shape is one log line."""
-    with GameDB.open(tmp_path) as db:
-        old = db.new_game(HEADER, started_at="2026-11-30T08:00:00Z")
+    """Fastest RIIING! slap and games won per seat over the games of this boot of the box;
+    a game of the boot before and the wake-up race do not count; clearing starts afresh
+    (games are kept); a row of the wrong shape is one log line."""
+    with GameDB.open(tmp_path, boot="boot-before") as db:
+        old = db.new_game(HEADER)
         db.append(old, RECORDS[2], SlapRow("window", 0, 150.0, None, False))
         db.end_game(old, winner=0)
+    with GameDB.open(tmp_path, boot="boot-now") as db:
         for winner, ms in ((2, 412.0), (2, 380.5), (1, 300.0)):
-            g = db.new_game(HEADER, started_at="2026-12-01T19:00:00Z")
+            g = db.new_game(HEADER)
             db.append(g, RECORDS[2], SlapRow("window", winner, ms, None, False))
             db.append(g, RECORDS[2], SlapRow("wakeup", 0, 90.0, None, False))
             db.end_game(g, winner=winner)
-        board = db.leaderboard(now="2026-12-01T21:00:00Z")
+        board = db.leaderboard()
         assert dict(board.fastest) == {2: 380.5, 1: 300.0}
         assert dict(board.wins) == {2: 2, 1: 1}
-        db._c.execute("INSERT INTO slaps VALUES (?, 99, 'window', 'x', 1.0, NULL, 0)", (old + 1,))
+        db._c.execute("INSERT INTO slaps VALUES (?, 99, 'window', 'x', 1.0, NULL, 0)", (g,))
         with caplog.at_level("WARNING", logger="partytable"):
-            assert dict(db.leaderboard(now="2026-12-01T21:00:00Z").fastest) == {2: 380.5,
-                                                                                 1: 300.0}
+            assert dict(db.leaderboard().fastest) == {2: 380.5, 1: 300.0}
         assert "1 leaderboard rows of the wrong shape skipped" in caplog.text
         db.clear_leaderboard()
-        board = db.leaderboard(now="2026-12-01T21:30:00Z")
+        board = db.leaderboard()
         assert (dict(board.fastest), dict(board.wins)) == ({}, {})
         assert len(db.games()) == 4
 
 
+def won_games(db: GameDB, starts: tuple[str, ...]) -> None:
+    """One game per ``starts`` (its wall-clock start), each won by seat 1 with a 300 ms
+    RIIING! slap."""
+    for started in starts:
+        g = db.new_game(HEADER, started_at=started)
+        db.append(g, RECORDS[2], SlapRow("window", 1, 300.0, None, False))
+        db.end_game(g, winner=1)
+
+
+def test_tonight_is_this_boot_of_the_box_whatever_the_wall_clock_says(
+    tmp_path: Path
+) -> None:
+    """A box without a real-time clock: games started "in 2001" (the clock stepped back:
+    fake-hwclock's last saved time) and "in 2038" (stepped forward) count like one started
+    now, also after the service restarts in the same boot; after the box is switched off
+    and on (a new boot id) the board is empty, the games are kept."""
+    with GameDB.open(tmp_path, boot="boot-1") as db:
+        won_games(db, ("2001-01-01T00:00:00Z", "2038-01-01T00:00:00Z", utc_now()))
+        assert dict(db.leaderboard().wins) == {1: 3}
+    with GameDB.open(tmp_path, boot="boot-1") as db:  # the service restarted
+        board = db.leaderboard()
+        assert (dict(board.wins), dict(board.fastest)) == ({1: 3}, {1: 300.0})
+    with GameDB.open(tmp_path, boot="boot-2") as db:  # the next power-on
+        board = db.leaderboard()
+        assert (dict(board.wins), dict(board.fastest)) == ({}, {})
+        assert len(db.games()) == 3
+
+
+def test_a_restored_game_taken_up_again_carries_tonight_into_the_new_boot(
+    tmp_path: Path
+) -> None:
+    """A power cut in the middle of a party: the restored game the party takes up again
+    (carry_night) brings the board of the boot it was played in into this boot, for this
+    boot's later starts too; the boot after that is a new night."""
+    with GameDB.open(tmp_path, boot="party") as db:
+        won_games(db, (utc_now(),))
+        cut = db.new_game(HEADER)
+    with GameDB.open(tmp_path, boot="after-the-cut") as db:
+        assert dict(db.leaderboard().wins) == {}
+        db.carry_night(cut)
+        won_games(db, (utc_now(),))
+        assert dict(db.leaderboard().wins) == {1: 2}
+    with GameDB.open(tmp_path, boot="after-the-cut") as db:
+        assert dict(db.leaderboard().wins) == {1: 2}
+    with GameDB.open(tmp_path, boot="next-week") as db:
+        assert dict(db.leaderboard().wins) == {}
+
+
+def test_boot_id_is_the_kernels_and_stays_for_the_boot(tmp_path: Path) -> None:
+    """The boot id is read from the kernel's file (a UUID and a newline, proc(5));
+    without it (not Linux) one random id serves the whole process."""
+    source = tmp_path / "boot_id"
+    source.write_text("6f1f6b0e-9c7e-4a57-a1a5-0d6b1c6f1e3a\n")
+    assert boot_id(source) == "6f1f6b0e-9c7e-4a57-a1a5-0d6b1c6f1e3a"
+    missing = tmp_path / "none"
+    assert boot_id(missing) == boot_id(missing) != boot_id(source)
+
+
+SCHEMA_1 = """
+CREATE TABLE games(id INTEGER PRIMARY KEY, game TEXT NOT NULL, seats INTEGER NOT NULL,
+    seed INTEGER NOT NULL, options TEXT NOT NULL, first INTEGER NOT NULL,
+    device_seed INTEGER NOT NULL, seat_kinds TEXT NOT NULL,
+    strengths TEXT NOT NULL DEFAULT '[]', started_at TEXT NOT NULL, ended_at TEXT,
+    outcome TEXT CHECK (outcome IN ('won', 'abandoned')), winner INTEGER, summary TEXT);
+CREATE TABLE records(game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL, action TEXT, decision TEXT, data TEXT, PRIMARY KEY (game_id, seq),
+    CHECK ((action IS NULL) != (decision IS NULL))) WITHOUT ROWID;
+CREATE TABLE slaps(game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL, race TEXT NOT NULL, seat INTEGER NOT NULL,
+    reaction_ms REAL NOT NULL, margin_ms REAL, tie INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seq)) WITHOUT ROWID;
+CREATE INDEX games_unfinished ON games(id) WHERE outcome IS NULL;
+CREATE TABLE dropped(game_id INTEGER NOT NULL, seq INTEGER NOT NULL, action TEXT,
+    decision TEXT, data TEXT, PRIMARY KEY (game_id, seq)) WITHOUT ROWID;
+CREATE TABLE marks(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+PRAGMA user_version = 1;
+"""
+"""The schema of version 1 (before games had a boot id)."""
+
+
+def test_a_schema_1_database_is_migrated_and_keeps_its_games(tmp_path: Path) -> None:
+    """A database of schema 1 (a won game with a slap started a minute ago by the wall
+    clock, an unfinished game): opened, it is schema 2 with both games and every record;
+    the old games are of no boot, so not tonight; a game of this boot is."""
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.executescript(SCHEMA_1)
+    now = utc_now()
+    for outcome in ("won", None):
+        conn.execute("INSERT INTO games(game, seats, seed, options, first, device_seed, "
+                     "seat_kinds, started_at, outcome, winner) VALUES ('riiing', 3, 42, "
+                     "?, 2, 977, ?, ?, ?, ?)",
+                     (json.dumps(HEADER.options), json.dumps(list(HEADER.seat_kinds)), now,
+                      outcome, 1 if outcome else None))
+    conn.execute("INSERT INTO records VALUES (1, 0, 'slap 2', NULL, NULL)")
+    conn.execute("INSERT INTO slaps VALUES (1, 0, 'window', 1, 250.0, NULL, 0)")
+    conn.execute("INSERT INTO records VALUES (2, 0, 'draw', NULL, NULL)")
+    conn.commit()
+    conn.close()
+    with GameDB.open(tmp_path, boot="boot-1") as db:
+        assert db.notices == []
+        assert db._c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        game = db.unfinished()
+        assert game is not None and game.header == HEADER and game.actions == ["draw"]
+        assert [g.id for g in db.games()] == [2, 1]
+        assert dict(db.leaderboard().wins) == {}
+        won_games(db, (now,))
+        assert dict(db.leaderboard().wins) == {1: 1}
+        assert db.integrity() == "ok"
 WRONG_SLAPS = "DROP TABLE slaps; CREATE TABLE slaps(game_id INTEGER, seq INTEGER, who TEXT);"
 """A slaps table of the wrong shape (three columns where the schema has seven)."""
 
@@ -451,11 +568,101 @@ def test_one_damaged_slap_row_never_hides_a_seats_real_fastest(
     seats6 = JournalHeader(game="riiing", seats=6, seed=1, options={}, first=0,
                            device_seed=2, seat_kinds=("human",) * 6)
     with GameDB.open(tmp_path) as db:
-        g = db.new_game(seats6, started_at="2026-12-01T19:00:00Z")
+        g = db.new_game(seats6)
         db.append(g, RECORDS[2], SlapRow("window", 4, 309.0, None, False))
         db.append(g, RECORDS[2], SlapRow("window", 1, 500.0, None, False))
         db._c.execute("INSERT INTO slaps VALUES (?, 99, 'window', 4, ?, NULL, 0)", (g, bad_ms))
         with caplog.at_level("WARNING", logger="partytable"):
-            board = db.leaderboard(now="2026-12-01T21:00:00Z")
+            board = db.leaderboard()
     assert dict(board.fastest) == {4: 309.0, 1: 500.0}
     assert "1 leaderboard rows of the wrong shape skipped" in caplog.text
+
+
+def test_an_empty_database_file_is_named_and_started_afresh(tmp_path: Path) -> None:
+    """A 0-byte partytable.db with no -wal file beside it (a card that lost the file's
+    data) is a new database, and the TV says so."""
+    (tmp_path / DB_NAME).write_bytes(b"")
+    with GameDB.open(tmp_path) as db:
+        assert db.games() == [] and db.integrity() == "ok"
+        (notice,) = db.notices
+    assert notice == "Game database was empty (0 bytes): a new one is started"
+
+
+def test_an_empty_database_file_is_rebuilt_from_its_wal(tmp_path: Path) -> None:
+    """A 0-byte partytable.db beside the -wal file that holds every committed page (a
+    young database, never checkpointed, whose file lost its data): the game is rebuilt
+    from the WAL record for record (SQLite alone would delete that WAL), both files are
+    kept under another name, and the notice says what happened."""
+    db = GameDB.open(tmp_path)
+    game_id = stored(db)
+    wal = (tmp_path / f"{DB_NAME}-wal").read_bytes()
+    db.close()
+    (tmp_path / DB_NAME).write_bytes(b"")
+    (tmp_path / f"{DB_NAME}-wal").write_bytes(wal)
+    with GameDB.open(tmp_path) as db:
+        game = db.unfinished()
+        assert db.integrity() == "ok"
+        (notice,) = db.notices
+    assert game is not None and game.id == game_id and game.records == RECORDS
+    (kept,) = tmp_path.glob(f"{DB_NAME}.empty-*-wal")
+    assert kept.read_bytes() == wal
+    assert notice == (f"Game database was empty (0 bytes): rebuilt from its -wal file "
+                      f"(1 game); kept as {kept.name.removesuffix('-wal')}")
+
+
+def test_an_empty_database_whose_wal_is_not_whole_is_kept_and_started_afresh(
+    tmp_path: Path
+) -> None:
+    """A 0-byte partytable.db beside a -wal file that holds only the last pages (the
+    database was checkpointed before): what the WAL holds is not a database, so a new
+    one is started, both files are kept, and the notice says the WAL could not rebuild
+    it."""
+    with GameDB.open(tmp_path) as db:
+        for _ in range(3):
+            stored(db)
+        db._c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        stored(db, RECORDS[:1])
+        wal = (tmp_path / f"{DB_NAME}-wal").read_bytes()
+    (tmp_path / DB_NAME).write_bytes(b"")
+    (tmp_path / f"{DB_NAME}-wal").write_bytes(wal)
+    with GameDB.open(tmp_path) as db:
+        assert db.games() == [] and db.integrity() == "ok"
+        (notice,) = db.notices
+    (kept,) = tmp_path.glob(f"{DB_NAME}.empty-*-wal")
+    assert kept.read_bytes() == wal
+    assert notice.startswith("Game database was empty (0 bytes): its -wal file could not "
+                             "rebuild it (")
+    assert notice.endswith(f"); a new one is started, kept as "
+                           f"{kept.name.removesuffix('-wal')}")
+
+
+def test_a_database_this_user_may_not_read_is_named_with_its_mode_and_owner() -> None:
+    """partytable.db of mode 000 (left by someone who ran the console as root): nothing
+    is set aside or replaced, and the TV line names the file, the permission, its mode
+    and its owner instead of SQLite's "unable to open database file".  Run by an
+    unprivileged process, since root ignores the mode."""
+    where = Path(tempfile.mkdtemp(prefix="pt-000-", dir="/tmp"))
+    path = where / DB_NAME
+    try:
+        with GameDB.open(where) as db:
+            stored(db)
+        hand_over(where)  # the directory is the console user's, the file root's
+        if os.geteuid() == 0:
+            os.chown(path, 0, 0)
+        path.chmod(0)
+
+        def look() -> dict[str, object]:
+            store = GameStore(where)
+            db = store.db()
+            store.close()
+            return {"opened": db is not None, "problem": store.problem}
+
+        got = run_unprivileged(look)
+        owner = pwd.getpwuid(path.stat().st_uid).pw_name
+        assert got == {"opened": False, "problem": (
+            f"Games are not saved: cannot read {path}: permission denied (mode 000, "
+            f"owner {owner})")}
+        assert sorted(p.name for p in where.iterdir()) == [DB_NAME]
+        assert stat.S_IMODE(path.stat().st_mode) == 0
+    finally:
+        shutil.rmtree(where)

@@ -1,15 +1,32 @@
 """The restore offer (device/restore_offer.py): the whole seconds left on the TV, one loop
-timer per second, the choices the console was started with given back once."""
+timer per second, the choices the console was started with given back once; and what the
+console restores at its start (device/flow.py, device/session.py): a damaged game row is
+named and marked, a game that was over shows its result."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from card_helpers import console_on
+
+from device import journal
+from device.console import GameRecord
+from device.journal import DB_NAME, GameDB
 from device.lobby import LobbyChoices
 from device.notices import Notices
+from device.phase import Phase
 from device.restore_offer import RESUMED, RestoreOffer
 from device.timers import Timers
+from device.words import seat_name
+from drivers.table_display import TableDisplay
 
 MS = 1_000_000
 S = 1_000_000_000
+DAMAGED = "Last game could not be restored: its record is damaged"
+"""The TV's line for an unfinished game whose row in the database does not read."""
 
 
 def run(timers: Timers, until_ns: int) -> list[int]:
@@ -56,3 +73,110 @@ def test_ending_the_offer_stops_it_and_gives_the_started_with_choices_once() -> 
     assert not offer.held and notices.text() == "" and len(timers) == 0
     assert offer.end() is None
     assert run(timers, 10 * S) == [] and ups == []
+
+
+def cut_game(display: TableDisplay, state_dir: Path, actions: int = 8) -> list[str]:
+    """Play an all-computer game in ``state_dir`` for ``actions`` actions and stop the
+    console (the game stays unfinished); its actions."""
+    first = console_on(display, state_dir, [])
+    while first.record is not None and len(first.record.actions) < actions:
+        first.step()
+    cut = list(first.record.actions) if first.record is not None else []
+    first.close()
+    return cut
+
+
+@pytest.mark.parametrize(("column", "value"), [("options", "{bad"), ("seats", "three")])
+def test_a_damaged_game_row_is_marked_and_named_on_the_tv_once(
+    display: TableDisplay, tmp_path: Path, caplog: pytest.LogCaptureFixture, column: str,
+    value: str
+) -> None:
+    """The unfinished game's row does not read (options that are not JSON, seats that are
+    not a number): the TV says the last game could not be restored and why, the game is
+    marked (abandoned, the reason in its summary) and kept, and the next start neither
+    tries it again nor says it again."""
+    cut_game(display, tmp_path)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute(f"UPDATE games SET {column} = ?", (value,))
+    conn.commit()
+    conn.close()
+    second = console_on(display, tmp_path, [])
+    assert DAMAGED in second.model(display.clock.now_ns()).banner
+    second.close()
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    outcome, summary = conn.execute("SELECT outcome, summary FROM games WHERE id = 1").fetchone()
+    conn.close()
+    assert outcome == "abandoned" and "not_resumed" in json.loads(summary)
+    with GameDB.open(tmp_path) as db:
+        assert db.unfinished_id() != 1  # the game the second start dealt, if any
+    caplog.clear()
+    with caplog.at_level("INFO", logger="partytable"):
+        third = console_on(display, tmp_path, [])
+    assert DAMAGED not in third.model(display.clock.now_ns()).banner
+    assert "damaged" not in caplog.text and "game 1 " not in caplog.text
+    third.close()
+
+
+def test_a_game_cut_between_its_last_action_and_its_end_mark_shows_its_result(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """A game whose last action is journaled but whose end mark is not (a kill between
+    the two): at the next start its result is on the TV (the game-over screen with its
+    winner, the game's record reported once), it is marked won, and no new game is dealt
+    in its place."""
+    done: list[GameRecord] = []
+    first = console_on(display, tmp_path, done)
+    while not done:
+        first.step()
+    first.close()
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("UPDATE games SET ended_at = NULL, outcome = NULL, winner = NULL, "
+                 "summary = NULL")
+    conn.commit()
+    conn.close()
+    again: list[GameRecord] = []
+    second = console_on(display, tmp_path, again)
+    assert second.phase is Phase.GAMEOVER
+    assert second.record is not None and second.record.actions == done[0].actions
+    assert [r.winner for r in again] == [done[0].winner]
+    assert second.flow.headline == f"{seat_name(done[0].winner)} WINS!"
+    second.close()
+    with GameDB.open(tmp_path) as db:
+        (game,) = db.games()
+        assert db.unfinished() is None
+    assert (game.outcome, game.winner, game.actions) == ("won", done[0].winner,
+                                                          done[0].actions)
+
+
+@pytest.mark.parametrize("answer", ["select", None], ids=["taken-up", "went-on-by-itself"])
+def test_tonights_board_goes_on_after_a_power_cut_when_the_party_takes_the_game_up(
+    display: TableDisplay, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    answer: str | None
+) -> None:
+    """A game won and the next one cut by a power cut; the box boots again (a new boot id
+    in the kernel's file): a party that takes the restored game up again (SELECT on a
+    handheld) keeps tonight's board, the won game on it; a restored game left to go on by
+    itself starts a new night, the board empty."""
+    source = tmp_path / "boot_id"
+    monkeypatch.setattr(journal, "BOOT_ID_PATH", source)
+    state = tmp_path / "state"
+    source.write_text("a1b2c3d4-0000-4000-8000-000000000001\n")
+    done: list[GameRecord] = []
+    first = console_on(display, state, done)
+    while not done:
+        first.step()
+    while first.record is None or first.record is done[0] or len(first.record.actions) < 4:
+        first.step()  # the next game deals and is cut after a few actions
+    first.close()
+    source.write_text("a1b2c3d4-0000-4000-8000-000000000002\n")
+    second = console_on(display, state, [])
+    assert second.flow.held
+    if answer is not None:
+        second.flow.on_key(0, answer, display.clock.now_ns())
+    else:
+        while second.flow.held:
+            second.step()
+    rows = dict(second.flow.board.rows())
+    second.close()
+    won = {"Games won": f"{seat_name(done[0].winner)}: 1"} if answer else {}
+    assert {k: v for k, v in rows.items() if k == "Games won"} == won
