@@ -1,4 +1,4 @@
-"""Start-up figures (issue 9, scope 6): how long a party waits for the console to start.
+"""Start-up figures: how long a party waits for the console to start.
 
 Each figure is the median of :data:`RUNS` fresh child processes (``sys.executable``, SDL's
 dummy video and audio drivers, no desktop), wall time from spawn, in ms:

@@ -1,4 +1,4 @@
-"""Attract mode (issue 10 scope 5, "a TV that teaches"): when the lobby has been idle for
+"""Attract mode, a TV that teaches: when the lobby has been idle for
 a minute, computer players play a demo game on the TV and the top strip carries a caption
 of the rule being applied, so a passer-by learns the game by watching ("LOWER than 3: play
 a card below 3", "Du bist!: Seat 2 goes next"); any key or slap returns to the lobby.

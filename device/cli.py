@@ -5,7 +5,7 @@ It imports no mode: ``device.main`` dispatches to ``device.sim`` and ``device.he
 which import this module, so nothing imports in a circle.  It imports nothing heavy either
 (only the standard library at import time; the game flow, the lobby and the games inside
 the helpers that need them): ``python -m device --help`` builds the parser without pygame,
-the engine or the device (issue 9, scope 6: ``--help`` in under 60 ms).
+the engine or the device (``--help`` answers in under 60 ms).
 """
 
 from __future__ import annotations

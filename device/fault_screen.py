@@ -1,6 +1,6 @@
 """What the TV shows when the console cannot start: a config that fails ``check-config``, or
-a driver that cannot be opened (issue 9, "Bad input": the one line goes on the TV, not only
-into the journal, since a party has no terminal to read).
+a driver that cannot be opened (the one line goes on the TV, not only into the journal,
+since a party has no terminal to read).
 
 The picture is drawn for a room, not a terminal (design/screens.md: the TV is read from 1-3 m,
 often at an angle; text in words; pygame's default font only): on the 1920x1080 logical frame

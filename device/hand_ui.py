@@ -260,7 +260,7 @@ class HandComposer(ABC):
         """The last :meth:`key` was refused by this composer: it would have made an illegal
         move (a card the condition forbids, RI-4.1, RT-3) or acted out of turn, and the
         reason is on the prompt line.  The device plays its "refusal" cue for it, as for an
-        action the engine refuses (issue 10 scope 1).  False after a key that moved, chose
+        action the engine refuses.  False after a key that moved, chose
         or submitted, or did nothing at all."""
         return self._refused
 

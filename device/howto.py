@@ -1,6 +1,6 @@
 """The "How to play" pages: what a game's rules look like on the TV, as plain values.
 
-Issue 10 scope 5 ("a TV that teaches"): every game's plugin gives a few pages
+A TV that teaches: every game's plugin gives a few pages
 (:meth:`device.games.base.GamePlugin.howto_pages`), each a :class:`HowtoPage` with a title,
 a few short lines of rules and :class:`Picture` values (a real card face drawn by the
 plugin's ``card_face``, or a sign: a condition glyph or one of the game's symbols) with a

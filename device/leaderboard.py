@@ -1,4 +1,4 @@
-"""Tonight's leaderboard in the lobby (issue 10 scope 6, "fast hands celebrated"): the
+"""Tonight's leaderboard in the lobby, where fast hands are celebrated: the
 fastest slaps and the games won per seat, read from the device's game database
 (``device.journal.GameDB.leaderboard``), and clearing it with a question first.
 

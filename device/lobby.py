@@ -6,7 +6,7 @@ highlight up/down the rows, SELECT steps the highlighted value forward (on START
 BACK steps it back.  The choices are saved as JSON (``write_atomic``) and read back at
 the next start key by key (:func:`load_choices`): a bad value is one log line naming its key
 and value and only that key takes its default; a file that cannot be read at all is one
-line and defaults; never fatal (issue 10, "Bad input").
+line and defaults; never fatal.
 """
 
 from __future__ import annotations
@@ -106,8 +106,8 @@ class LobbyChoices:
     @classmethod
     def read(cls, obj: Any) -> tuple[LobbyChoices, tuple[str, ...]]:
         """The choices in ``obj`` (a parsed ``lobby.json``) key by key, plus one line per
-        bad key naming the key and its value (issue 10, "Bad input": one line, defaults,
-        nothing lost): a bad key takes its default and every good key is used.  Keys:
+        bad key naming the key and its value (one line, defaults, nothing lost): a bad key
+        takes its default and every good key is used.  Keys:
         ``game`` (a :data:`~device.games.PLUGINS` name), ``kinds`` (2 to 6 of
         human/computer), ``first`` (a seat of ``kinds``, RT-2.3), ``options`` (per game,
         per option one of the values the lobby offers; each option on its own),

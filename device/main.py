@@ -20,7 +20,7 @@ Modes (architecture "Modes of the same program"):
 
 Bad arguments exit 2 with one line.  The command line itself is ``device.cli``.
 
-Start-up is kept short (issue 9, scope 6): this module and ``device.cli`` import only the
+Start-up is kept short: this module and ``device.cli`` import only the
 standard library, and each mode imports what it needs when it runs, so ``--help`` and a
 bad flag never load pygame, the engine or the drivers (``bench/bench_startup.py``).
 """

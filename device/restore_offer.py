@@ -1,4 +1,4 @@
-"""The restore offer (issue 10 scope 7): after a power cut or a crash the unfinished game is
+"""The restore offer: after a power cut or a crash the unfinished game is
 restored at its exact position (``device.session.GameSession.resume``) and *offered*, not
 forced on the party: "Restored: SLAP = go on, BACK = lobby (5 s)" on the TV, counting the
 seconds down, then it goes on by itself.

@@ -1,6 +1,5 @@
 """The slap margin on the TV: a RIIING! window's winner by how much over the runner-up
-("Seat 2 slapped in 212 ms, by 12 ms over Seat 4"; issue 10 scope 6, "fast hands
-celebrated").
+("Seat 2 slapped in 212 ms, by 12 ms over Seat 4": fast hands celebrated).
 
 The arbiter decides a window a settle time after the first counted press (architecture
 "Slap arbitration" 3; ``RaceTiming.settle_ns``, 25 ms), so the presses it counted rarely

@@ -1,4 +1,4 @@
-"""The appliance's service side (issue 9): a computer-only config that plays by itself with no
+"""The appliance's service side: a computer-only config that plays by itself with no
 GPIO at all, a bad config shown on the TV while the service waits for the file to be fixed,
 a driver fault shown while the rig is tried again, and the debug hang the VM's watchdog test
 uses — on a fake clock and queue with SDL's dummy TV and a real bound ``AF_UNIX`` datagram

@@ -201,8 +201,8 @@ def test_a_lobby_file_with_a_value_of_the_wrong_type_is_named_and_replaced(
     tmp_path: Path
 ) -> None:
     """`"false_slap_penalty": true` (a bool where a number belongs) is one line naming the
-    option, and that option's default is used, the other choices kept (it used to pass
-    and every START was refused)."""
+    option, and that option's default is used, the other choices kept (a bool that passed
+    as a number would make every START refused)."""
     path = tmp_path / "lobby.json"
     path.write_text(json.dumps({"game": "riiing", "kinds": ["human", "computer"],
                                 "options": {"riiing": {"false_slap_penalty": True}}}))
@@ -414,7 +414,8 @@ def test_a_press_with_an_absurd_edge_time_is_ignored(display: TableDisplay, t_ns
 
 
 def test_help_prints_the_usage(capsys: pytest.CaptureFixture[str]) -> None:
-    """`python -m device --help` prints its usage and exits 0 (it used to crash on a '%')."""
+    """`python -m device --help` prints its usage and exits 0 (a '%' in a help text must
+    not crash it)."""
     from device.main import main
 
     with pytest.raises(SystemExit) as done:
@@ -469,7 +470,7 @@ def test_a_restored_game_is_offered_and_goes_on_by_itself(
 ) -> None:
     """After a power cut the restored game waits on the TV ("Game restored ...: SLAP to go
     on"): nobody moves, not even a computer player, until its 5 s are up; then it goes on by
-    itself and the notice goes (a tester once saw a notice stay up all game)."""
+    itself and the notice goes (it never stays up all game)."""
     console, *_ = make(display, ("computer", "computer"), "right-on-time", state_dir=tmp_path)
     for _ in capped(lambda: console.record is not None and len(console.record.actions) < 3):
         console.step()

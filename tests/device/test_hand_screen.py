@@ -432,7 +432,7 @@ def test_prompts_fit_the_line_in_random_play(game: str) -> None:
 def test_a_banner_stays_between_the_header_and_the_prompt(banner: tuple[str, ...]) -> None:
     """A three-line banner (the Right on Time confirmation, with descenders) is drawn in
     rows 12..52 only: nothing runs into the header (rows 0..10) or the prompt line (rows
-    53..63) — a fresh tester saw "Seat 3 goes next?" over "SEL: yes BACK: no"."""
+    53..63), so "Seat 3 goes next?" never covers "SEL: yes BACK: no"."""
     empty = frame(HandScreenModel("", "", "", False, prompt=""))
     shown = frame(HandScreenModel("", "", "", False, banner=banner, prompt=""))
     for band in ((0, 0, WIDTH, 12), (0, 53, WIDTH, HEIGHT)):  # header, prompt line

@@ -1,4 +1,4 @@
-"""The hand composers speak words, not notation (issue 10 scope 5): what the 128x64 screen
+"""The hand composers speak words, not notation: what the 128x64 screen
 shows, checked on the rendered frame (each expected line's ink is found in the frame, so
 it is drawn whole, not cut), the cursor wrapping round, and the cursor starting on the only
 legal choice; 4x PNGs of the screens are written for a person to look at."""

@@ -142,7 +142,7 @@ def test_hardware_mode_plays_a_game_from_gpio_edges(rig_parts: dict[str, Any]) -
     for seat, bus in rig_parts["buses"].items():
         assert bus.commands, f"seat {seat + 1} OLED got its init sequence"
         assert sum(len(f) for f in bus.frames) >= 1024, f"seat {seat + 1} OLED got frames"
-    assert (rig_parts["state"] / "partytable.db").exists()  # the game database (issue 9)
+    assert (rig_parts["state"] / "partytable.db").exists()  # the game database
 
 
 def test_the_tv_window_starts_at_the_flip_plus_the_configured_lag(

@@ -135,8 +135,8 @@ def test_a_damaged_database_or_a_huge_limit_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A corrupt page (what an admin meets after a bad power cut) is one line and exit 1
-    for the listing, --json and --check alike; an absurd --limit is exit 2 (found by a
-    fresh tester: each was a traceback)."""
+    for the listing, --json and --check alike; an absurd --limit is exit 2 (never a
+    traceback)."""
     with GameDB.open(tmp_path) as db:
         for _ in range(60):
             db.new_game(HEADER)
@@ -158,7 +158,7 @@ def test_a_slap_row_of_the_wrong_shape_is_left_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A slaps row whose seat is text (a damaged row) is left out of the listing and the
-    JSON with one log line; the rest is listed (a fresh tester saw a traceback)."""
+    JSON with one log line; the rest is listed (no traceback)."""
     won, _ = fill(tmp_path)
     with GameDB.open(tmp_path) as db:
         db._c.execute("UPDATE slaps SET seat = 'seat one' WHERE game_id = ? AND reaction_ms "

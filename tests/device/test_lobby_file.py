@@ -1,4 +1,4 @@
-"""lobby.json read key by key (device/lobby.py, issue 10 "Bad input") and the command line
+"""lobby.json read key by key (device/lobby.py) and the command line
 over it (device/cli.py): a bad value is one log line naming its key and value, only that
 key falls back to its default; a file that cannot be read at all is one line, defaults."""
 

@@ -121,7 +121,7 @@ def test_a_demand_that_stops_at_a_reverse_reads_on_the_tv() -> None:
 
 def test_the_match_winning_lay_reads_as_one_sentence() -> None:
     """The lay that wins the last round and the match: no "!," and no shouting in the
-    middle of the line (a fresh tester saw "wins round 6!, WINS THE MATCH!")."""
+    middle of the line (not "wins round 6!, WINS THE MATCH!")."""
     last = [Event("play", 0, ("7",)), Event("out", 0), Event("round", 0, (), 6),
             Event("match", 0)]
     line = get_plugin("right-on-time").narrate(last)

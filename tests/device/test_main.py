@@ -68,9 +68,9 @@ def test_a_window_that_cannot_open_falls_back_to_the_headless_game(tmp_path: Pat
 
 def test_a_headless_game_leaves_the_state_dir_alone(tmp_path: Path) -> None:
     """--headless with --state-dir (also the simulator's fallback): the folder's lobby
-    choices and game database are not touched — a headless game there ended the
-    console's unfinished game and rewrote lobby.json (found by a fresh tester); its games
-    are kept beside its frames, said in one line."""
+    choices and game database are not touched (a headless game there would end the
+    console's unfinished game and rewrite lobby.json); its games are kept beside its
+    frames, said in one line."""
     state = tmp_path / "state"
     state.mkdir()
     choices = '{"game": "riiing", "strengths": ["hard", "hard", "normal"], "volume": 0}'

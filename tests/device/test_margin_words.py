@@ -1,4 +1,4 @@
-"""The slap margin in one set of words (RI-6.3, issue 10 scope 6): the TV's top line and
+"""The slap margin in one set of words (RI-6.3): the TV's top line and
 the pile zone's result box both say a margin under a millisecond as "by less than 1 ms"
 (``device.words.margin_words``), and the handheld asks for "an 8", not "a 8"
 (``device.words.a_number``)."""

@@ -1,4 +1,4 @@
-"""The TV read from two metres (issue 10): whose turn it is, seat colours for colour-blind
+"""The TV read from two metres: whose turn it is, seat colours for colour-blind
 eyes, the one Ziehen! icon, rounds and wins, and fast hands.
 
 Frames are drawn with the real table scene on SDL's dummy driver and looked at as a party
@@ -736,7 +736,7 @@ def test_tonights_leaderboard_reads_as_large_as_the_other_lobby_rows(tmp_path: P
     """At 480x270 every value of tonight's leaderboard (fastest slaps, games won) is at
     least as tall as the option rows' values (digits, 68 px at 1920x1080: about 12 px),
     each fits its row at full size (none shrunk or cut with "..."), and every entry the
-    flow wrote is on the TV (it used to be one row per list, shrunk to 40 px and cut)."""
+    flow wrote is on the TV (not one row per list, shrunk to 40 px and cut)."""
     lobby = Lobby(LobbyChoices(), max_seats=6)
     lobby.board = BOARD
     top, top_spec = lobby_frame(lobby, "game", SMALL)
@@ -774,7 +774,7 @@ def test_tonights_leaderboard_reads_as_large_as_the_other_lobby_rows(tmp_path: P
 def test_the_chart_counts_every_press_of_a_window_not_only_the_winners(
     display: TableDisplay,
 ) -> None:
-    """Issue 10 scope 6 ("a small chart of every seat's reaction times"): seat 2 wins a
+    """A small chart of every seat's reaction times: seat 2 wins a
     window at 240 ms, seat 1 pressed at 250 ms (inside the settle time, so the arbiter
     counted it): both times are on the game-over chart, the winner's first."""
     console, clock, t0 = soap_window(display)

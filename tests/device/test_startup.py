@@ -1,4 +1,4 @@
-"""Start-up stays light (issue 9, scope 6; the figures are ``bench/bench_startup.py``'s):
+"""Start-up stays light (the figures are ``bench/bench_startup.py``'s):
 ``python -m device --help`` and a bad flag are answered by the standard library alone —
 no pygame, engine, drivers or game flow imported — and the names the command line writes
 out to stay light agree with the modules they stand for."""

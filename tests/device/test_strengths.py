@@ -1,4 +1,4 @@
-"""Computer players' strengths (issue 10 scope 2): chosen per seat in the lobby, played by
+"""Computer players' strengths: chosen per seat in the lobby, played by
 the engine's bot of that kind, paced slaps, journaled so a resumed game keeps them."""
 
 from __future__ import annotations

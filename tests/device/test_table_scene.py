@@ -940,7 +940,7 @@ def test_card_faces_are_shared_across_backs_and_bounded() -> None:
 def test_after_a_slide_a_scaled_frame_keeps_no_trace() -> None:
     """On a scaled target (the simulator's 1322x744 part of its window) the end of a slide
     repaints the whole frame once, so no 1-px line of the card's border stays between the
-    laying seat's badge and the pile (a tester saw them above Seat 1's badge)."""
+    laying seat's badge and the pile (above Seat 1's badge, where it would show)."""
     size = (1322, 744)
     base = riiing()
     counts = list(rv().hand_counts)

@@ -1,4 +1,4 @@
-"""The TV that teaches (issue 10 scope 5), as the flow runs it: the lobby's "How to play"
+"""The TV that teaches, as the flow runs it: the lobby's "How to play"
 pages and attract mode (a captioned demo game after a minute of idle lobby)."""
 
 from __future__ import annotations
