@@ -115,6 +115,27 @@ def test_a_losing_slapper_after_the_winner_is_never_punished(
     assert get_game("riiing").view(console.pos, 0).hand_counts[0] == cards
 
 
+def test_a_winner_who_keeps_holding_is_named_stuck_on_the_tv(display: TableDisplay) -> None:
+    """Architecture 5: seat 2 wins the window and keeps its button down; after the stuck
+    time (3 s from its edge) the TV says so, and once it is let go the line goes."""
+    console, clock, queue, _ = make(display, ("human", "human"))
+    console.play_from(window_position(), clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None
+    down = t0 + 380 * MS
+    clock.advance(400 * MS)
+    queue.post(Press(1, down))
+    console.step()
+    console.step()  # settle over: seat 2 wins, and holds on
+    assert console.record is not None and console.record.actions == ["slap 1"]
+    for _ in capped(lambda: clock.now_ns() < down + 3_000 * MS):
+        console.step()
+    assert "Seat 2 button stuck" in console.model(clock.now_ns()).banner
+    queue.post(Release(1, clock.now_ns()))
+    console.step()
+    assert "button stuck" not in console.model(clock.now_ns()).banner
+
+
 def test_a_press_from_one_window_never_wins_the_next(display: TableDisplay) -> None:
     """RI-6.6: when a reverse follows at once, a losing press of the first window that lands
     35 ms after the second window's flip does not win the second window."""
