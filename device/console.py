@@ -24,7 +24,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from device.events import Abandon, EventQueue, HandheldBack, HandheldGone, Quit, Redraw
+from device.events import (
+    Abandon,
+    EventQueue,
+    HandheldBack,
+    HandheldGone,
+    Quit,
+    Redraw,
+    Wake,
+)
 from device.flow import GameFlow, Timing, VolumeKnob
 from device.games import GamePlugin
 from device.howto import HOWTO_HINT
@@ -208,6 +216,8 @@ class Console:
             self.stop()
         elif isinstance(event, Redraw):
             self._force = True
+        elif isinstance(event, Wake):
+            pass  # a slap press waits for its check: the loop's tickers run after this
         elif isinstance(event, Abandon):
             self.flow.abandon(now)
         elif self.keyboard is not None:

@@ -17,7 +17,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest
 
 from device.console import Console, GameRecord, make_seats
-from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone, Quit, SimKey
+from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone, Quit, SimKey, Wake
 from device.flow import Timing
 from device.games import get_plugin
 from device.journal import DB_NAME, ActionRecord, GameDB, StateError, open_read_only
@@ -260,8 +260,9 @@ def test_the_loop_sleeps_until_the_next_deadline_and_draws_only_on_change() -> N
 
 
 def test_the_simulator_keyboard_drives_buttons_handhelds_and_quit(display: TableDisplay) -> None:
-    """Digits press the seat's slap button through gpiozero's MockFactory; arrows reach
-    the hot-seat's handheld; DELETE abandons; ESC quits."""
+    """Digits press the seat's slap button through gpiozero's MockFactory (the press wakes
+    the loop, whose ticker posts it once checked); arrows reach the hot-seat's handheld;
+    DELETE abandons; ESC quits."""
     import pygame
 
     from device.cli import SIM_SLAP_PINS
@@ -269,10 +270,14 @@ def test_the_simulator_keyboard_drives_buttons_handhelds_and_quit(display: Table
     from drivers.slap import SlapButtons, mock_pin_factory
 
     console, _clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
-    with mock_pin_factory() as factory, SlapButtons(dict(enumerate(SIM_SLAP_PINS)),
-                                                    queue.post, pin_factory=factory):
+    with mock_pin_factory() as factory, SlapButtons(
+        dict(enumerate(SIM_SLAP_PINS)), queue.post, pin_factory=factory,
+        wake=lambda: queue.post(Wake()),
+    ) as buttons:
         keys = SimKeyboard(console, factory, queue.post)
         keys(SimKey(pygame.K_2, True, 5 * S))
+        assert queue.wait(0) == [Wake()]
+        buttons.settle(5 * S + MS)
         keys(SimKey(pygame.K_RIGHT, True, 6 * S))
         keys(SimKey(pygame.K_DELETE, True, 7 * S))
         keys(SimKey(pygame.K_ESCAPE, True, 8 * S))
