@@ -291,24 +291,33 @@ class EdgeDebouncer:
     first edge while released starts a candidate press, reported nothing yet; its edges
     (bounces) push its check to ``confirm_ns`` after the last one, but never past
     ``lockout_ns`` + ``confirm_ns`` after the first (:meth:`deadline_ns`).  At the check
-    :meth:`settle` reads the line: still pressed, the press is reported stamped at the
-    candidate's *first* edge and its lockout runs as for any accepted edge (from that first
-    edge, on after its last bounce); released, it was a glitch (a spike of static or motor
-    noise): nothing is reported, the belief stays released, and its late callbacks are part
-    of the reading.  A reading of "released" while the edges seen say "pressed" (an odd
-    number of them, the last one's level pressed) means the edge that let the line go has
-    not been delivered yet (the device loop checked late, lgpio's callback is later still):
-    the check then waits up to ``lockout_ns`` for it, so a short slap is not lost to a busy
-    loop.  An edge arriving after the check is due but
-    before :meth:`settle` decided decides the candidate first from the edges seen (an odd
-    number of them and the last one's level pressed, read after a quiet ``confirm_ns``):
-    the line was still pressed then.  So a spike shorter than ``confirm_ns`` is never a
-    press, and a bouncing press is one press at its first edge; what cannot be told apart
-    is a spike less than ``confirm_ns`` before a press, which is then the press's first
-    bounce (stamped up to that much early).  lgpio's own debounce
-    (``gpio_set_debounce_micros``) is no substitute: it reports an edge once the line kept
-    still for the period and stamps it then (``lgPthAlerts.c`` ``xDebWatEvt``: last edge +
-    period), so a bouncing switch would lose.  Releases are never delayed.
+    :meth:`settle` reads the line and compares it with the edges seen (an odd number of
+    them: the line ended pressed):
+
+    - pressed, and the edges agree: the press is reported, stamped at the candidate's
+      *first* edge, and its lockout runs as for any accepted edge (from that first edge,
+      on after its last bounce);
+    - released, and the edges agree (or their last level says released): a glitch -- a
+      spike of static or motor noise.  Nothing is reported, the belief stays released,
+      and its late callbacks are part of the reading;
+    - they disagree: an edge has not been delivered yet (the one that let go of a slap
+      that the device loop checked late, or a press right after a glitch) or was lost.
+      The check waits up to ``lockout_ns`` for it; an edge stamped after the check was
+      due then decides as below, else the reading does (a pressed line no edge explains
+      is a press stamped when read: late, never early).
+
+    A first look that comes after the check was due (the loop or the callbacks were late)
+    waits ``confirm_ns`` more, so the rest of the burst's callbacks arrive before the line
+    is read.  An edge stamped after the check was due, arriving before :meth:`settle`
+    decided, decides the candidate first from the edges seen (an odd number of them and
+    the last one's level pressed, read after a quiet ``confirm_ns``): the line was still
+    pressed until that edge.  So a spike shorter than ``confirm_ns`` is never a press,
+    and a bouncing press is one press at its first edge; what cannot be told apart is a
+    spike less than ``confirm_ns`` before a press, which is then the press's first bounce
+    (stamped up to that much early).  lgpio's own debounce (``gpio_set_debounce_micros``)
+    is no substitute: it reports an edge once the line kept still for the period and
+    stamps it then (``lgPthAlerts.c`` ``xDebWatEvt``: last edge + period), so a bouncing
+    switch would lose.  Releases are never delayed.
 
     >>> d = EdgeDebouncer(lockout_ns=30)
     >>> d.edge(False, 100)  # a press whose first event says "released"
@@ -339,6 +348,8 @@ class EdgeDebouncer:
     _candidate_ns: int | None = None
     _defer_ns: int | None = None
     _edges: int = 0
+    _looked: bool = False
+    _waited: bool = False
 
     @property
     def waiting(self) -> bool:
@@ -354,6 +365,8 @@ class EdgeDebouncer:
         candidate = self._candidate_ns
         if candidate is not None:
             due = self._check_ns(candidate)
+            if self._stale_before_ns is not None and t_ns < self._stale_before_ns:
+                return []  # already part of a reading (a press found on the line)
             if t_ns < due:
                 self._edges += 1
                 if self._last_ns is None or t_ns >= self._last_ns:
@@ -375,7 +388,7 @@ class EdgeDebouncer:
             return out
         if self.confirm_ns > 0 and not self.down:
             self._candidate_ns, self._last_ns, self._last_level = t_ns, t_ns, level
-            self._edges = 1
+            self._edges, self._looked, self._waited, self._defer_ns = 1, False, False, None
             return out
         self.down = not self.down
         self._start_ns, self._last_ns, self._last_level = t_ns, t_ns, None
@@ -391,21 +404,38 @@ class EdgeDebouncer:
         callback is still on its way, or the kernel lost it) is stamped ``now_ns``, when it
         was read, so a press is never stamped earlier than the line could have shown it.
         Returns ``[]`` while the lockout runs or when none is pending.  A candidate press
-        whose check is due is decided by ``level`` (``None``: the last edge's level): the
-        press stamped at its first edge, or nothing for a glitch (class docstring); if its
-        lockout has ended by ``now_ns`` too, that is closed by the same reading.
+        whose check is due is decided by ``level`` (``None``: what the edges seen say) and
+        the edges seen, as the class docstring says: the press stamped at its first edge,
+        nothing for a glitch, or -- a pressed line no edge seen explains, after waiting for
+        one -- a press stamped ``now_ns``; if its lockout has ended by ``now_ns`` too, that
+        is closed by the same reading.
         """
         candidate = self._candidate_ns
         if candidate is not None:
-            if now_ns < self._check_ns(candidate) or now_ns < (self._defer_ns or now_ns):
+            due = self._check_ns(candidate)
+            if now_ns < due or now_ns < (self._defer_ns or now_ns):
                 return []
+            if not self._looked:
+                self._looked = True
+                if now_ns > due:
+                    # the first look is late, so were the callbacks: the rest of this
+                    # burst may still be on its way; give it confirm_ns to arrive
+                    self._defer_ns = now_ns + self.confirm_ns
+                    return []
+            odd = self._edges % 2 == 1  # the edges seen end where they started, or not
             seen = self._edges_say_pressed() if level is None else level
-            if not seen and self._edges_say_pressed() and self._defer_ns is None:
-                # released, but the last edge seen says pressed: the edge that let go is
-                # still on its way (or lost); wait for it rather than drop a real slap
+            pending = (seen and not odd) or (not seen and self._edges_say_pressed())
+            if pending and not self._waited:
+                # the line and the edges disagree: an edge is still on its way (the one
+                # that let go of a slap, or a new press after a glitch) or lost; wait for
+                # it rather than drop a real slap or take a glitch for one
+                self._waited = True
                 self._defer_ns = now_ns + self.lockout_ns
                 return []
-            decided = self._confirm(seen, stale_before_ns=now_ns)
+            if seen and not odd:  # pressed, and no edge came to explain it: late, not early
+                self._candidate_ns = self._last_ns = now_ns
+            # a glitch's own late callbacks are stamped before its check; later ones are new
+            decided = self._confirm(seen, stale_before_ns=now_ns if seen else due)
             if self._start_ns is None:
                 return decided
             return decided + self.settle(now_ns, level)
@@ -416,6 +446,14 @@ class EdgeDebouncer:
         if level is None:
             return self._close(self._evidence(), end, stale_before_ns=end)
         stamp = end if level == self._evidence() else now_ns
+        if level and not self.down and self.confirm_ns > 0:
+            # a press found on the line is confirmed like any other: a glitch read now
+            # must not become one; stamped as found, reported once the check agrees
+            self._start_ns = None
+            self._stale_before_ns = now_ns
+            self._candidate_ns, self._last_ns, self._last_level = stamp, now_ns, True
+            self._edges, self._looked, self._waited, self._defer_ns = 1, True, False, None
+            return []
         return self._close(level, stamp, stale_before_ns=now_ns)
 
     def resync(self, t_ns: int) -> None:

@@ -182,14 +182,17 @@ class SlapButtons(EdgeButtonGroup[int]):
 
         ``now_ns``: the device clock, ``int`` CLOCK_MONOTONIC nanoseconds (the loop's, never
         read here).  For each seat whose press waits and whose check is due, reads the line:
-        still pressed, posts the :class:`Press` stamped at its first edge; released, posts
-        nothing (a glitch).  For each seat whose lockout (``lockout_ns`` after the first
-        edge of a burst) has ended by ``now_ns``, reads the line; if it is not where the driver
-        believes -- a tap shorter than the lockout, a missed edge -- posts the missed
-        :class:`Release` or :class:`Press`, stamped at the lockout's end.  Without it a
-        quick tap would look held until its next edge.  Returns the earliest ``int`` ns at
-        which calling again may post something (a check, a lockout's end), or ``None``; call it
-        on every loop wake-up and at that deadline.  Raises
+        still pressed (and the edges seen agree), posts the :class:`Press` stamped at its
+        first edge; released, posts nothing (a glitch); when the line and the edges
+        disagree, or this first look is late, the check waits for callbacks still on their
+        way (:class:`drivers.gpio.EdgeDebouncer`).  For each seat whose lockout
+        (``lockout_ns`` after the first edge of a burst) has ended by ``now_ns``, reads the
+        line; if it is not where the driver believes -- a tap shorter than the lockout, a
+        missed edge -- posts the missed :class:`Release`, stamped at the lockout's end (or
+        when read), or checks the missed press like any other before posting it.  Without
+        it a quick tap would look held until its next edge.  Returns the earliest ``int``
+        ns at which calling again may post something (a check, a lockout's end), or
+        ``None``; call it on every loop wake-up and at that deadline.  Raises
         :class:`~drivers.errors.DriverValueError` for a ``now_ns`` that is not an ``int``.
         """
         return self._settle(now_ns)

@@ -29,16 +29,31 @@ class Rig:
         self.buttons = buttons
         self.events = events
         self.arbiter = SlapArbiter(len(PINS), random.Random(11))
+        self.now = 0
+        """The loop's clock: the latest time it ran the buttons' ticker (ns)."""
+        self.due: int | None = None
 
     def edge(self, seat: int, pressed: bool, t_ns: int) -> None:
-        """Drive seat ``seat``'s line at edge time ``t_ns`` (handlers run now, in order)."""
+        """Drive seat ``seat``'s line at edge time ``t_ns`` (handlers run now, in order);
+        the callback reaches the loop at ``t_ns`` (or, stamped in the loop's past, now: a
+        late callback), which runs the buttons' ticker at once, as a wake-up does."""
         edge(self.factory, PINS[seat], pressed, t_ns)
+        self.now = max(self.now, t_ns)
+        self.due = self.buttons.settle(self.now)
+
+    def tick(self, now_ns: int) -> None:
+        """The loop's clock moves on to ``now_ns``, running the buttons' ticker at every
+        deadline it gave on the way (a press's 1 ms check, a lockout's end)."""
+        while self.due is not None and self.due <= now_ns:
+            self.now = max(self.now, self.due)
+            self.due = self.buttons.settle(self.now)
+        self.now = max(self.now, now_ns)
 
     def feed(self, now_ns: int) -> list[tuple[int, Verdict]]:
-        """Hand every posted event to the arbiter as the device loop would, at ``now_ns``:
-        the buttons' ticker first (it posts the presses whose 1 ms check is due, stamped at
-        their first edge); returns (seat, verdict) per press."""
-        self.buttons.settle(now_ns)
+        """Hand every posted event to the arbiter as the device loop would, at ``now_ns``
+        (the buttons' ticker runs up to then first: it posts the presses whose check is
+        due, stamped at their first edge); returns (seat, verdict) per press."""
+        self.tick(now_ns)
         verdicts = []
         for event in self.events:
             if isinstance(event, Press):
@@ -80,11 +95,11 @@ def test_earliest_edge_wins_though_its_callback_ran_last(rig: Rig) -> None:
     arb.engine_window_opened(OPEN)
     arb.flipped(T0)
     rig.edge(2, True, T0 + 212 * MS)
-    rig.buttons.settle(T0 + 213 * MS)
-    bounce(rig, 1, T0 + 209 * MS)
-    rig.buttons.settle(T0 + 214 * MS)
+    rig.tick(T0 + 213 * MS)
+    bounce(rig, 1, T0 + 209 * MS)  # its callbacks reach the loop at T0 + 213 ms
+    rig.tick(T0 + 214 * MS)
     rig.edge(0, True, T0 + 215 * MS)
-    rig.buttons.settle(T0 + 216 * MS)
+    rig.tick(T0 + 216 * MS)
     assert rig.events == [
         Press(2, T0 + 212 * MS),
         Press(1, T0 + 209 * MS),

@@ -274,17 +274,35 @@ def _level_at(toggles: list[int], t_ns: int) -> bool:
 
 
 def _replay(
-    d: EdgeDebouncer, toggles: list[int], reads_delay: list[int], settles: list[int]
+    d: EdgeDebouncer,
+    toggles: list[int],
+    reads_delay: list[int],
+    settles: list[int],
+    readings: list[int] | None = None,
 ) -> list[Transition]:
     """Feed each toggle as an event whose level is read ``reads_delay`` later (as the
-    kernel does), interleaved in time with settle(now, real level); events first on ties."""
+    kernel does), interleaved in time with settle(now, real level); events first on ties.
+    After the last settle, the loop follows the debouncer's own deadlines until none is
+    left (a check that waits is then decided).  ``readings`` collects every settle time."""
     timeline = [(t, 0, i) for i, t in enumerate(toggles)] + [(t, 1, -1) for t in settles]
     out: list[Transition] = []
+    last = 0
     for t, kind, i in sorted(timeline):
         if kind == 0:
             out += d.edge(_level_at(toggles, t + reads_delay[i]), t)
         else:
             out += d.settle(t, level=_level_at(toggles, t))
+            last = t
+            if readings is not None:
+                readings.append(t)
+    for _ in range(10):
+        due = d.deadline_ns()
+        if due is None:
+            break
+        last = max(last, due)
+        out += d.settle(last, level=_level_at(toggles, last))
+        if readings is not None:
+            readings.append(last)
     return out
 
 
@@ -354,11 +372,12 @@ def test_any_edge_storm_alternates_and_ends_at_the_real_level(
     settles.append(t + 2 * LOCKOUT)
     delays = [rnd.randint(0, 300_000) for _ in toggles]
     d = EdgeDebouncer(lockout_ns=LOCKOUT, confirm_ns=confirm)
-    out = _replay(d, toggles, delays, settles)
+    readings: list[int] = []
+    out = _replay(d, toggles, delays, settles, readings)
     assert [p for p, _ in out] == [i % 2 == 0 for i in range(len(out))]
     assert [s for _, s in out] == sorted(s for _, s in out)
     lockout_ends = {x + LOCKOUT for x in toggles}
-    assert all(s in set(toggles) | lockout_ends | set(settles) for _, s in out)
+    assert all(s in set(toggles) | lockout_ends | set(readings) for _, s in out)
     assert d.down == d.reported == _level_at(toggles, t)
 
 

@@ -148,7 +148,7 @@ def test_wrong_level_first_edge_of_a_press_is_stamped_at_that_edge(
         edge(pin_factory, 17, True, T, reads=False)
         edge(pin_factory, 17, False, T + 50 * US, reads=False)
         edge(pin_factory, 17, True, T + 100 * US, reads=True)
-        assert slaps.settle(T + 30 * MS + 100 * US) is None
+        assert tick(slaps, T + 30 * MS + 100 * US, T + 100 * MS) is None
         assert slaps.is_held(0)
     assert events == [Press(0, T)]
 
@@ -173,7 +173,7 @@ def test_release_chatter_on_a_held_button_makes_no_fresh_press(
     Release at the first edge, and no phantom Press that could win a window."""
     with SlapButtons({0: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
-        assert slaps.settle(T + 30 * MS) is None
+        assert tick(slaps, T + 30 * MS, T + 100 * MS) is None
         release = T + 800 * MS
         edge(pin_factory, 17, False, release, reads=True)
         edge(pin_factory, 17, True, release + 80 * US, reads=True)
@@ -193,7 +193,7 @@ def test_release_chatter_longer_than_a_lockout_makes_no_fresh_press(
     tester saw one win a window)."""
     with SlapButtons({0: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
-        assert slaps.settle(T + 30 * MS) is None
+        assert tick(slaps, T + 30 * MS, T + 100 * MS) is None
         release = T + 800 * MS
         edge(pin_factory, 17, False, release)
         edge(pin_factory, 17, True, release + 29 * MS)
@@ -211,7 +211,7 @@ def test_bounce_burst_with_random_wrong_levels_is_one_press(
     with SlapButtons({0: 17}, events.append) as slaps:
         for i in range(11):  # down, up, down, ... ends down
             edge(pin_factory, 17, i % 2 == 0, T + i * 100 * US, reads=rnd.random() < 0.5)
-        assert slaps.settle(T + 31 * MS) is None
+        assert tick(slaps, T + 31 * MS, T + 100 * MS) is None
     assert events == [Press(0, T)]
 
 
@@ -236,13 +236,15 @@ def test_press_found_by_settle_is_never_stamped_before_its_edge(
 ) -> None:
     """Released at R; pressed again at R+31 ms with the callback late; settle() reads the
     line at R+33 ms: Press stamped R+33 ms (not the lockout's end, R+30 ms, which would be
-    earlier than the real edge and could steal a window), and no phantom pair after."""
+    earlier than the real edge and could steal a window), posted once the 1 ms check
+    agrees, and no phantom pair after."""
     release = T + 500 * MS
     with SlapButtons({1: 27}, events.append) as slaps:
         edge(pin_factory, 27, True, T)
         edge(pin_factory, 27, False, release)
         edge(pin_factory, 27, True, release + 31 * MS, deliver=False)
-        assert slaps.settle(release + 33 * MS) is None
+        assert slaps.settle(release + 33 * MS) == release + 34 * MS
+        assert events == [Press(1, T), Release(1, release)]
         fire_edge(pin_factory, 27, True, release + 31 * MS)
         assert slaps.settle(release + 100 * MS) is None
     assert events == [Press(1, T), Release(1, release), Press(1, release + 33 * MS)]
@@ -393,12 +395,55 @@ def test_a_tap_the_loop_never_checked_is_a_press_then_a_release(
 def test_a_late_check_reads_the_line_and_keeps_the_first_edge_stamp(
     pin_factory: Any, events: list[object]
 ) -> None:
-    """The loop was busy for 50 ms: its first settle() after the press confirms it from
-    the line (still pressed), stamped at the edge, and closes the lockout in one reading."""
+    """The loop was busy for 50 ms: its first settle() after the press is late, so it
+    gives callbacks still on their way 1 ms more, then confirms from the line (still
+    pressed), stamped at the edge, and closes the lockout in the same reading."""
     with SlapButtons({0: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
-        assert slaps.settle(T + 50 * MS) is None
+        assert slaps.settle(T + 50 * MS) == T + 50 * MS + CONFIRM
+        assert events == []
+        assert slaps.settle(T + 50 * MS + CONFIRM) is None
     assert events == [Press(0, T)]
+
+
+def test_a_late_first_look_waits_for_the_rest_of_the_burst(
+    pin_factory: Any, events: list[object]
+) -> None:
+    """Callbacks 15 ms late: a 100 us spike's first callback arrives while a second spike
+    holds the line down.  The late first look gives the burst 1 ms more, its second
+    callback arrives, and the check reads the line released again: no Press."""
+    with SlapButtons({0: 17}, events.append) as slaps:
+        edge(pin_factory, 17, True, T, deliver=False)
+        edge(pin_factory, 17, False, T + 100 * US, deliver=False)
+        edge(pin_factory, 17, True, T + 15 * MS, deliver=False)  # the second spike
+        fire_edge(pin_factory, 17, True, T)
+        assert slaps.settle(T + 15_200 * US) == T + 16_200 * US  # the line reads pressed
+        fire_edge(pin_factory, 17, False, T + 100 * US)
+        edge(pin_factory, 17, False, T + 15_500 * US, deliver=False)
+        tick(slaps, T + 15_300 * US, T + 16_500 * US)
+        fire_edge(pin_factory, 17, True, T + 15 * MS)
+        fire_edge(pin_factory, 17, False, T + 15_500 * US)
+        assert tick(slaps, T + 16_600 * US, T + 500 * MS) is None
+    assert events == []
+
+
+def test_a_glitch_read_at_a_lockout_end_is_not_a_press(
+    pin_factory: Any, events: list[object]
+) -> None:
+    """A release's lockout ends while a spike holds the line down (its callbacks late): the
+    press the reading finds must be confirmed too, and 1 ms later the line is released."""
+    with SlapButtons({0: 17}, events.append) as slaps:
+        edge(pin_factory, 17, True, T)
+        tick(slaps, T, T + 100 * MS)
+        release = T + 200 * MS
+        edge(pin_factory, 17, False, release)
+        edge(pin_factory, 17, True, release + 29_900 * US, deliver=False)
+        assert slaps.settle(release + 30 * MS) == release + 31 * MS  # reads pressed
+        edge(pin_factory, 17, False, release + 30_400 * US, deliver=False)
+        fire_edge(pin_factory, 17, True, release + 29_900 * US)
+        fire_edge(pin_factory, 17, False, release + 30_400 * US)
+        assert tick(slaps, release + 31 * MS, release + 500 * MS) is None
+    assert events == [Press(0, T), Release(0, release)]
 
 
 def test_a_waiting_press_wakes_the_loop_once(pin_factory: Any, events: list[object]) -> None:
@@ -505,7 +550,8 @@ def test_a_debouncer_bug_is_logged_and_the_next_edge_still_works(
 ) -> None:
     """An exception inside the debouncer on one edge is caught and logged; the other seat is
     untouched, and settle() at the lockout's end reads the line and posts the lost press
-    (stamped when read: late, never early), after which every edge works as before."""
+    (stamped when read: late, never early; posted once its check agrees), after which
+    every edge works as before."""
     real = EdgeDebouncer.edge
     calls = []
 
@@ -522,7 +568,7 @@ def test_a_debouncer_bug_is_logged_and_the_next_edge_still_works(
         edge(pin_factory, 17, True, T)  # lost to the bug, not raised
         edge(pin_factory, 27, True, T + 1 * MS)
         assert slaps.settle(T + 1 * MS + CONFIRM) == T + 30 * MS
-        assert slaps.settle(T + 31 * MS) is None
+        assert tick(slaps, T + 31 * MS, T + 100 * MS) is None
         edge(pin_factory, 17, False, T + 100 * MS)
         edge(pin_factory, 17, True, T + 200 * MS)
         tick(slaps, T + 200 * MS, T + 300 * MS)
@@ -599,7 +645,7 @@ def test_settle_with_nothing_swallowed_posts_nothing(
     """settle() on clean edges posts nothing and has no deadline."""
     with SlapButtons({0: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
-        assert slaps.settle(T + 1_000 * MS) is None
+        assert tick(slaps, T + 1_000 * MS, T + 1_100 * MS) is None
     assert events == [Press(0, T)]
 
 
@@ -611,7 +657,7 @@ def test_out_of_order_ticks_across_seats_keep_their_own_times(
         edge(pin_factory, 27, True, T + 2 * MS)
         slaps.settle(T + 3 * MS)
         edge(pin_factory, 17, True, T + 1 * MS)  # its callback ran late
-        slaps.settle(T + 4 * MS)
+        tick(slaps, T + 4 * MS, T + 10 * MS)
     assert events == [Press(1, T + 2 * MS), Press(0, T + 1 * MS)]
     assert min(events, key=lambda e: e.t_ns) == Press(0, T + 1 * MS)  # type: ignore[attr-defined]
 
@@ -621,7 +667,7 @@ def test_lockout_is_per_seat(pin_factory: Any, events: list[object]) -> None:
     with SlapButtons({0: 17, 1: 27}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
         edge(pin_factory, 27, True, T + 1 * US)
-        slaps.settle(T + 1 * US + CONFIRM)
+        tick(slaps, T + CONFIRM, T + 10 * MS)
     assert events == [Press(0, T), Press(1, T + 1 * US)]
 
 
@@ -641,7 +687,8 @@ def test_plain_drive_low_also_posts_a_press(pin_factory: Any, events: list[objec
     """MockPin.drive_low() (ticks = monotonic now) runs the same path and posts one Press."""
     with SlapButtons({0: 17}, events.append) as slaps:
         pin_factory.pin(17).drive_low()
-        slaps.settle(time.monotonic_ns() + CONFIRM)
+        now = time.monotonic_ns() + CONFIRM
+        tick(slaps, now, now + 10 * MS)
     assert len(events) == 1
     assert isinstance(events[0], Press)
     assert events[0].seat == 0
