@@ -1,48 +1,100 @@
-"""Slap fairness under misbehaving callbacks (issue "Real hardware" 7; architecture "Slap
-arbitration").
+"""Slap fairness under misbehaving callbacks and glitching lines (issue "Real hardware" 7;
+architecture "Slap arbitration"; ``drivers.slap.DEFAULT_CONFIRM_NS``).
 
 Each trial is one RIIING! window at a 2-6 seat table.  Every seat presses; the earliest edge
-is the truth, and the others follow it by a gap drawn from 0.05 to 50 ms.  Each press edge
-goes through gpiozero's real input path on a ``MockFactory`` pin with its chosen tick
-(``drivers.gpio.edge``), some with a bounce burst (three more edges within 1 ms, the first of
-them at the wrong level), into ``drivers.slap.SlapButtons`` (debounce by timestamps), and its
-callback reaches the loop 0 to 20 ms late, so callbacks arrive out of order.  The loop feeds
-the arbiter in arrival order and polls it at its settle deadline.
+is the truth, and the others follow it by a gap drawn from 0.05 to 50 ms.  Each edge moves
+its ``MockFactory`` line at its own time and its callback runs gpiozero's real input path
+(``drivers.gpio.edge`` with ``deliver=False``, then ``fire_edge``) 0 to 20 ms later, so
+callbacks arrive out of order while ``settle()`` reads the line as it really is.  30% of the
+presses bounce (down, up, down within 0.4 ms, the first event carrying the wrong level, as
+the kernel's late read gives).  The loop runs as the device's does: it handles each
+callback, runs the buttons' ticker at its deadlines (the driver wakes it for a press
+waiting for its 1 ms check), and polls the arbiter at its settle deadline.
 
 Printed: the arbiter's winner against the truth, per gap band, for the default settle time
-(5 ms) and for a settle time longer than the worst callback delay (25 ms); beside it the
+(5 ms) and for the slap race's 25 ms (longer than the worst callback delay); beside it the
 naive "first callback wins" in the same run.  The arbiter can only be exact for callbacks
 that arrive within its settle time: the figures show how much that matters.
+
+Glitch rows: the same windows with spikes of 5-500 us (static, motor noise) on every line,
+before and after the real presses, their callbacks as late and their events' levels as
+wrong: how many spikes became a press (none may), with the check off for comparison; and
+of the real presses, how many were posted and how many kept the stamp of their first edge
+(all must), and who won.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from device.arbiter import SlapArbiter
-from drivers.gpio import edge, mock_pin_factory
-from drivers.slap import Press, SlapButtons
+from drivers.gpio import edge, fire_edge, mock_pin_factory
+from drivers.slap import DEFAULT_CONFIRM_NS, Press, SlapButtons
 
 MS = 1_000_000
 US = 1_000
 TRIALS = 4_000
+GLITCH_TRIALS = 1_000
 GAPS_MS = (0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
+SPIKE_WIDTHS_US = (5, 10, 50, 100, 500)
 MAX_DELAY_NS = 20 * MS
 PINS = dict(enumerate((5, 6, 13, 19, 26, 21)))
 
 
 @dataclass(frozen=True)
 class _Edge:
+    """One change of a line: ``pressed`` (where the line goes), at ``t_ns``; its callback
+    runs at ``arrives_ns`` and says ``reads``."""
+
     seat: int
     pressed: bool
     t_ns: int
     arrives_ns: int
+    reads: bool
 
 
-def _trial(rng: random.Random, t0: int) -> tuple[int, float, list[_Edge]]:
-    """One window: (true winner, smallest gap in ms, every edge with its arrival time)."""
+@dataclass
+class _Window:
+    """One trial: the true winner, the smallest gap (ms), every edge, each real press's
+    first edge per seat, and how many spikes were driven."""
+
+    truth: int
+    gap_ms: float
+    edges: list[_Edge]
+    presses: dict[int, int]
+    spikes: int = 0
+    widths: dict[int, int] = field(default_factory=dict)
+
+
+def _press_edges(rng: random.Random, seat: int, t: int, delay: int) -> list[_Edge]:
+    """A press at ``t`` (maybe bouncing), held 150 ms, its callbacks ``delay`` late."""
+    if rng.random() < 0.3:  # a bounce burst: the first event says "released"
+        out = [_Edge(seat, True, t, t + delay, False)]
+        for i, level in enumerate((False, True)):
+            bt = t + (i + 1) * 200 * US
+            out.append(_Edge(seat, level, bt, bt + delay, level))
+    else:
+        out = [_Edge(seat, True, t, t + delay, True)]
+    release = t + 150 * MS
+    return [*out, _Edge(seat, False, release, release + delay, False)]
+
+
+def _spike_edges(rng: random.Random, seat: int, t: int, width_us: int) -> list[_Edge]:
+    """A spike of ``width_us`` at ``t``: its callbacks late like any, its first event's
+    level read after the spike ended half of the time."""
+    delay = rng.randrange(0, MAX_DELAY_NS + 1)
+    end = t + width_us * US
+    first_reads = rng.random() < 0.5
+    return [_Edge(seat, True, t, t + delay, first_reads),
+            _Edge(seat, False, end, end + delay, False)]
+
+
+def _trial(rng: random.Random, t0: int, *, spikes: bool = False) -> _Window:
+    """One window; with ``spikes``, 1-4 spikes per seat 50-450 ms after ``t0`` (before, among
+    and after the presses, at least 2 ms from any press's edges: closer, a spike is a
+    bounce of that press)."""
     seats = rng.randint(2, 6)
     order = list(range(seats))
     rng.shuffle(order)
@@ -55,65 +107,107 @@ def _trial(rng: random.Random, t0: int) -> tuple[int, float, list[_Edge]]:
         times[seat] = first + int(gap * MS)
     edges: list[_Edge] = []
     for seat, t in times.items():
-        delay = rng.randrange(0, MAX_DELAY_NS + 1)
-        edges.append(_Edge(seat, True, t, t + delay))
-        if rng.random() < 0.3:  # a bounce burst: wrong level first, all within 1 ms
-            for i, level in enumerate((False, True, False)):
-                bt = t + (i + 1) * 200 * US
-                edges.append(_Edge(seat, level, bt, bt + delay))
-        edges.append(_Edge(seat, False, t + 150 * MS, t + 150 * MS + delay))
-    edges.sort(key=lambda e: (e.arrives_ns, e.t_ns))
-    return order[0], smallest, edges
+        edges += _press_edges(rng, seat, t, rng.randrange(0, MAX_DELAY_NS + 1))
+    window = _Window(order[0], smallest, edges, dict(times))
+    if spikes:
+        for seat in range(seats):
+            press = times[seat]
+            for _ in range(rng.randint(1, 4)):
+                width = rng.choice(SPIKE_WIDTHS_US)
+                t = t0 + rng.randrange(50 * MS, 900 * MS)
+                if press - 2 * MS - width * US <= t <= press + 152 * MS:
+                    continue  # on the press itself: a bounce, not a glitch
+                edges += _spike_edges(rng, seat, t, width)
+                window.spikes += 1
+                window.widths[width] = window.widths.get(width, 0) + 1
+    return window
 
 
-def _judge(edges: list[_Edge], t0: int, settle_ns: int, seats_rng: random.Random) -> int | None:
-    """The arbiter's winner when the loop reads ``edges`` in arrival order."""
+@dataclass
+class _Outcome:
+    """What the loop made of one window: the winner (or ``None``) and every Press posted."""
+
+    winner: int | None
+    posted: list[Press]
+
+
+def _judge(window: _Window, t0: int, settle_ns: int, seats_rng: random.Random,
+           confirm_ns: int = DEFAULT_CONFIRM_NS) -> _Outcome:
+    """Run the window through the buttons and the arbiter as the device loop would."""
     posted: list[object] = []
-    with mock_pin_factory() as factory, SlapButtons(PINS, posted.append,
-                                                    pin_factory=factory) as buttons:
+    presses: list[Press] = []
+    timeline = sorted(
+        [(e.t_ns, 0, i) for i, e in enumerate(window.edges)]
+        + [(e.arrives_ns, 1, i) for i, e in enumerate(window.edges)])
+    with mock_pin_factory() as factory, SlapButtons(
+        PINS, posted.append, pin_factory=factory, confirm_ns=confirm_ns
+    ) as buttons:
         arb = SlapArbiter(len(PINS), seats_rng, settle_ns=settle_ns)
         arb.engine_window_opened(t0 - MS)
         arb.flipped(t0)
-        for e in edges:
-            deadline = arb.next_deadline_ns()
-            if deadline is not None and deadline <= e.arrives_ns:
-                decision = arb.poll(deadline)
-                if decision is not None:
-                    return decision.seat
-            edge(factory, PINS[e.seat], e.pressed, e.t_ns)
-            buttons.settle(e.arrives_ns)
+        winner: int | None = None
+        buttons_due: int | None = None
+
+        def feed(now: int) -> None:
             for event in posted:
                 if isinstance(event, Press):
-                    arb.press(event, e.arrives_ns)
+                    presses.append(event)
+                    arb.press(event, now)
             posted.clear()
-        deadline = arb.next_deadline_ns()
-        decision = arb.poll(deadline) if deadline is not None else None
-        return None if decision is None else decision.seat
+
+        def run_until(until: int) -> None:
+            """The loop's deadlines (ticker first, then the arbiter) up to ``until``."""
+            nonlocal buttons_due, winner
+            while True:
+                arb_due = arb.next_deadline_ns() if winner is None else None
+                due = [d for d in (buttons_due, arb_due) if d is not None and d <= until]
+                if not due:
+                    return
+                now = min(due)
+                if buttons_due is not None and buttons_due == now:
+                    buttons_due = buttons.settle(now)
+                    feed(now)
+                    continue
+                decision = arb.poll(now)
+                if decision is not None:
+                    winner = decision.seat
+
+        for at, kind, i in timeline:
+            run_until(at - 1)
+            e = window.edges[i]
+            if kind == 0:  # the line moves; its callback comes later
+                edge(factory, PINS[e.seat], e.pressed, e.t_ns, deliver=False)
+            else:
+                fire_edge(factory, PINS[e.seat], e.reads, e.t_ns)
+                buttons_due = buttons.settle(at)  # the loop wakes for the callback
+                feed(at)
+        run_until(timeline[-1][0] + 10_000 * MS)
+        return _Outcome(winner, presses)
 
 
-def _first_callback(edges: list[_Edge]) -> int:
-    return next(e.seat for e in edges if e.pressed)
+def _first_callback(window: _Window) -> int:
+    return min((e.arrives_ns, e.t_ns, e.seat) for e in window.edges if e.pressed)[2]
 
 
 def _rate(hits: list[bool]) -> str:
     return f"{100 * sum(hits) / max(1, len(hits)):.1f}%"
 
 
-def run(trials: int = TRIALS) -> list[str]:
-    """Run ``trials`` windows; return the printed lines."""
+def _fairness(trials: int) -> list[str]:
+    """The arbiter against the truth on windows without glitches."""
     rng = random.Random(2026)
     results: dict[str, list[tuple[float, bool]]] = {"settle 5 ms": [], "settle 25 ms": [],
                                                    "first callback": []}
-    judges: dict[str, Callable[[list[_Edge], int], int | None]] = {
-        "settle 5 ms": lambda es, t0: _judge(es, t0, 5 * MS, random.Random(1)),
-        "settle 25 ms": lambda es, t0: _judge(es, t0, 25 * MS, random.Random(1)),
-        "first callback": lambda es, t0: _first_callback(es),
+    judges: dict[str, Callable[[_Window, int], int | None]] = {
+        "settle 5 ms": lambda w, t0: _judge(w, t0, 5 * MS, random.Random(1)).winner,
+        "settle 25 ms": lambda w, t0: _judge(w, t0, 25 * MS, random.Random(1)).winner,
+        "first callback": lambda w, t0: _first_callback(w),
     }
     for i in range(trials):
         t0 = (10 + i) * 1000 * MS
-        truth, gap, edges = _trial(rng, t0)
+        window = _trial(rng, t0)
         for name, judge in judges.items():
-            results[name].append((gap, judge(edges, t0) == truth))
+            results[name].append((window.gap_ms, judge(window, t0) == window.truth))
     lines = [f"{trials} windows, 2-6 seats, gaps {GAPS_MS[0]}-{GAPS_MS[-1]} ms, callbacks "
              f"0-{MAX_DELAY_NS // MS} ms late and out of order, 30% of presses bouncing"]
     bands = ((0.0, 0.5), (0.5, 5.0), (5.0, 20.0), (20.0, 51.0))
@@ -123,6 +217,48 @@ def run(trials: int = TRIALS) -> list[str]:
             for lo, hi in bands)
         lines.append(f"{name}: {_rate([ok for _, ok in rows])} right  ({per_band})")
     return lines
+
+
+def _glitches(trials: int) -> list[str]:
+    """The same kind of windows with spikes on every line: none may count, and every real
+    press must count with its first edge's stamp."""
+    rng = random.Random(2027)
+    spikes = 0
+    widths: dict[int, int] = {}
+    counted = {"checked": 0, "unchecked": 0}
+    right = {"checked": 0, "unchecked": 0}
+    real = posted = unchanged = 0
+    for i in range(trials):
+        t0 = (10 + i) * 1000 * MS
+        window = _trial(rng, t0, spikes=True)
+        spikes += window.spikes
+        for width, n in window.widths.items():
+            widths[width] = widths.get(width, 0) + n
+        for name, confirm in (("checked", DEFAULT_CONFIRM_NS), ("unchecked", 0)):
+            outcome = _judge(window, t0, 25 * MS, random.Random(1), confirm_ns=confirm)
+            counted[name] += sum(1 for p in outcome.posted if p.t_ns != window.presses[p.seat])
+            right[name] += outcome.winner == window.truth
+            if name == "checked":
+                seats = {p.seat for p in outcome.posted}
+                stamps = {(p.seat, p.t_ns) for p in outcome.posted}
+                real += len(window.presses)
+                posted += sum(1 for seat in window.presses if seat in seats)
+                unchanged += sum(1 for seat, t in window.presses.items() if (seat, t) in stamps)
+    spread = ", ".join(f"{w} us: {n}" for w, n in sorted(widths.items()))
+    return [
+        f"glitches: {trials} windows, {spikes} spikes of 5-500 us on the lines ({spread}), "
+        f"callbacks 0-{MAX_DELAY_NS // MS} ms late, half their first events misread",
+        f"spikes counted as presses: {counted['checked']} of {spikes} with the 1 ms check "
+        f"(without it: {counted['unchecked']})",
+        f"real presses among the spikes: {posted} of {real} counted, {unchanged} of {real} "
+        f"stamped at their first edge; the right winner in {right['checked']} of {trials} "
+        f"windows (settle 25 ms; without the check: {right['unchecked']})",
+    ]
+
+
+def run(trials: int = TRIALS, glitch_trials: int = GLITCH_TRIALS) -> list[str]:
+    """Run ``trials`` windows and ``glitch_trials`` glitching ones; return the printed lines."""
+    return _fairness(trials) + _glitches(glitch_trials)
 
 
 if __name__ == "__main__":

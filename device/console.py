@@ -33,6 +33,7 @@ from device.events import (
     HandheldQuiet,
     Quit,
     Redraw,
+    Wake,
 )
 from device.flow import GameFlow, Timing, VolumeKnob
 from device.games import GamePlugin
@@ -217,6 +218,8 @@ class Console:
             self.stop()
         elif isinstance(event, Redraw):
             self._force = True
+        elif isinstance(event, Wake):
+            pass  # a slap press waits for its check: the loop's tickers run after this
         elif isinstance(event, Abandon):
             self.flow.abandon(now)
         elif self.keyboard is not None:

@@ -3,7 +3,7 @@
 Driver threads only ever call ``post(event)``; the device loop alone calls ``wait``.
 Driver events (``drivers.slap.Press``, ``drivers.keys.KeyPress`` ...) travel as they are;
 this module adds the events the device itself makes (keys read from SDL, quit, redraw,
-abandon, a handheld gone or back, a handheld's screen noisy or quiet).
+abandon, a handheld gone or back, a handheld's screen noisy or quiet, a driver's wake-up).
 
 The device's queue is its own (architecture "Data flow"): SDL is not the queue, because
 pygame-ce's ``event.wait`` and SDL's own wait poll every millisecond on KMSDRM
@@ -59,6 +59,13 @@ class SimKey:
 @dataclass(frozen=True, slots=True)
 class Quit:
     """The window was closed, or SIGTERM/SIGINT arrived: leave the loop cleanly."""
+
+
+@dataclass(frozen=True, slots=True)
+class Wake:
+    """A driver asks the loop to run its tickers now: a slap press waits for its check
+    (``drivers.slap.SlapButtons``' ``wake``), and a waiting press posts nothing else that
+    would end the loop's wait.  Carries nothing; the loop handles it by waking."""
 
 
 @dataclass(frozen=True, slots=True)

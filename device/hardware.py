@@ -53,6 +53,7 @@ from device.events import (
     HandheldNoisy,
     HandheldQuiet,
     Quit,
+    Wake,
     quit_on_signals,
 )
 from device.fault_screen import Fault, FaultScreen
@@ -177,7 +178,8 @@ def open_rig(
         if not threads:
             rig.writers = displays.run_once
         if config.slap_pins():
-            buttons = SlapButtons(config.slap_pins(), post, pin_factory=factory)
+            buttons = SlapButtons(config.slap_pins(), post, pin_factory=factory,
+                                  wake=lambda: post(Wake()))
             rig.closers.append(buttons.close)
             rig.tickers.append(buttons.settle)
         for seat_config in config.seats:

@@ -42,6 +42,7 @@ from device.events import (
     Redraw,
     SdlPump,
     SimKey,
+    Wake,
     quit_on_signals,
 )
 from device.menu import MENU_KEY
@@ -203,7 +204,8 @@ def run_sim(args: argparse.Namespace) -> int:
         seats = make_seats(devices, "sim", SIM_SLAP_PINS)
         serial = _serial_seats(args.serial_seats, len(choices.kinds), seats, queue, clock,
                                presenter)
-        with SlapButtons(pins, queue.post, pin_factory=factory) as buttons, serial.link:
+        with SlapButtons(pins, queue.post, pin_factory=factory,
+                         wake=lambda: queue.post(Wake())) as buttons, serial.link:
             console = Console(
                 tickers=[buttons.settle],
                 presenter=presenter,
@@ -302,7 +304,8 @@ def run_sim_selftest(args: argparse.Namespace) -> int:
             step = test.step
             return None if step is None else step.seat
 
-        with SlapButtons(pins, queue.post, pin_factory=factory) as buttons:
+        with SlapButtons(pins, queue.post, pin_factory=factory,
+                         wake=lambda: queue.post(Wake())) as buttons:
             keyboard = SimKeyboard(None, factory, queue.post, active_seat=asked,
                                    seat_count=lambda: seats_n)
             presenter.active_seat = asked

@@ -201,6 +201,9 @@ class SlapRace:
         return fire
 
     def _arm_settle(self) -> None:
+        """One timer at the arbiter's next deadline: the settle time's end, or the moment
+        a held button becomes stuck (architecture 5).  Re-armed after every press, release
+        and poll, the decision included: a winner who keeps holding is still reported."""
         if self._settle is not None:
             self._settle.cancel()
             self._settle = None
@@ -216,6 +219,7 @@ class SlapRace:
             self._arm_settle()
             return
         self._on_won(decision, now_ns)
+        self._arm_settle()  # the winner may still hold its button: its stuck check stays
 
     def _timeout(self, now_ns: int) -> None:
         if self.arbiter.pending:

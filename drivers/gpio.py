@@ -286,12 +286,15 @@ class EdgeDebouncer:
     ``lockout_ns``: ``int`` nanoseconds; ``down``: the believed line state (True = pressed;
     the owner sets it to the line's level when it opens the button); ``reported``: the
     state last reported (starts False, so a button held when opened reports nothing until
-    it is released and pressed again; after that it equals ``down``).
+    it is released and pressed again; after that it equals ``down``); ``confirm_ns``:
+    ``int`` nanoseconds a press must be confirmed for (0: no confirmation, every first edge
+    counts at once), see below.
 
     :meth:`edge` takes every raw edge ``(level, t_ns)``:
 
     - the first edge after a quiet period flips ``down`` whatever ``level`` says, is
-      reported with its own ``t_ns`` and starts a lockout of ``lockout_ns``;
+      reported with its own ``t_ns`` and starts a lockout of ``lockout_ns``; with
+      ``confirm_ns`` > 0 a first edge towards *pressed* is only a candidate (below);
     - an edge within the lockout (or stamped before its first edge) is a bounce: nothing
       is reported; its level is kept as evidence of where the line settled, and the lockout
       runs on until ``lockout_ns`` after the last bounce (at most :data:`MAX_LOCKOUTS`
@@ -310,6 +313,38 @@ class EdgeDebouncer:
     ``now_ns``).  Reports alternate press/release, starting with a press; within one
     lockout plus one :meth:`settle` of the last edge, ``down`` equals the line's real level.
 
+    **Confirmed presses** (``confirm_ns`` > 0: a glitch on the line is not a press).  A
+    first edge while released starts a candidate press, reported nothing yet; its edges
+    (bounces) push its check to ``confirm_ns`` after the last one, but never past
+    ``lockout_ns`` + ``confirm_ns`` after the first (:meth:`deadline_ns`).  At the check
+    :meth:`settle` reads the line and compares it with the edges seen (an odd number of
+    them: the line ended pressed):
+
+    - pressed, and the edges agree: the press is reported, stamped at the candidate's
+      *first* edge, and its lockout runs as for any accepted edge (from that first edge,
+      on after its last bounce);
+    - released, and the edges agree (or their last level says released): a glitch -- a
+      spike of static or motor noise.  Nothing is reported, the belief stays released,
+      and its late callbacks are part of the reading;
+    - they disagree: an edge has not been delivered yet (the one that let go of a slap
+      that the device loop checked late, or a press right after a glitch) or was lost.
+      The check waits up to ``lockout_ns`` for it; an edge stamped after the check was
+      due then decides as below, else the reading does (a pressed line no edge explains
+      is a press stamped when read: late, never early).
+
+    A first look that comes after the check was due (the loop or the callbacks were late)
+    waits ``confirm_ns`` more, so the rest of the burst's callbacks arrive before the line
+    is read.  An edge stamped after the check was due, arriving before :meth:`settle`
+    decided, decides the candidate first from the edges seen (an odd number of them and
+    the last one's level pressed, read after a quiet ``confirm_ns``): the line was still
+    pressed until that edge.  So a spike shorter than ``confirm_ns`` is never a press,
+    and a bouncing press is one press at its first edge; what cannot be told apart is a
+    spike less than ``confirm_ns`` before a press, which is then the press's first bounce
+    (stamped up to that much early).  lgpio's own debounce (``gpio_set_debounce_micros``)
+    is no substitute: it reports an edge once the line kept still for the period and
+    stamps it then (``lgPthAlerts.c`` ``xDebWatEvt``: last edge + period), so a bouncing
+    switch would lose.  Releases are never delayed.
+
     >>> d = EdgeDebouncer(lockout_ns=30)
     >>> d.edge(False, 100)  # a press whose first event says "released"
     [(True, 100)]
@@ -319,15 +354,33 @@ class EdgeDebouncer:
     (137, [])
     >>> d.edge(True, 500)  # the next edge after a quiet period is the release
     [(False, 500)]
+    >>> c = EdgeDebouncer(lockout_ns=30, confirm_ns=5)
+    >>> c.edge(True, 100), c.edge(False, 101), c.deadline_ns()  # a 1 ns spike: a candidate
+    ([], [], 106)
+    >>> c.settle(106, level=False)  # the line is released at the check: a glitch
+    []
+    >>> c.edge(True, 200), c.settle(205, level=True)  # still pressed: stamped at its edge
+    ([], [(True, 200)])
     """
 
     lockout_ns: int
     down: bool = False
     reported: bool = False
+    confirm_ns: int = 0
     _start_ns: int | None = None
     _last_ns: int | None = None
     _last_level: bool | None = None
     _stale_before_ns: int | None = None
+    _candidate_ns: int | None = None
+    _defer_ns: int | None = None
+    _edges: int = 0
+    _looked: bool = False
+    _waited: bool = False
+
+    @property
+    def waiting(self) -> bool:
+        """True while a candidate press waits for its check (see the class docstring)."""
+        return self._candidate_ns is not None
 
     def edge(self, level: bool, t_ns: int) -> list[Transition]:
         """Take one raw edge; return the transitions it causes (none, one or two), in order.
@@ -335,6 +388,19 @@ class EdgeDebouncer:
         ``level``: the level the event carries (True = pressed), kept only as evidence;
         ``t_ns``: the edge's ``int`` nanoseconds.
         """
+        candidate = self._candidate_ns
+        if candidate is not None:
+            due = self._check_ns(candidate)
+            if self._stale_before_ns is not None and t_ns < self._stale_before_ns:
+                return []  # already part of a reading (a press found on the line)
+            if t_ns < due:
+                self._edges += 1
+                if self._last_ns is None or t_ns >= self._last_ns:
+                    self._last_ns, self._last_level = t_ns, level
+                return []
+            # the check was due and settle() has not run: decide from the edges seen
+            decided = self._confirm(self._edges_say_pressed(), stale_before_ns=due)
+            return decided + self.edge(level, t_ns)
         out: list[Transition] = []
         start = self._start_ns
         if start is not None:
@@ -345,6 +411,10 @@ class EdgeDebouncer:
                 return []
             out += self._close(self._evidence(), end, stale_before_ns=end)
         if self._stale_before_ns is not None and t_ns < self._stale_before_ns:
+            return out
+        if self.confirm_ns > 0 and not self.down:
+            self._candidate_ns, self._last_ns, self._last_level = t_ns, t_ns, level
+            self._edges, self._looked, self._waited, self._defer_ns = 1, False, False, None
             return out
         self.down = not self.down
         self._start_ns, self._last_ns, self._last_level = t_ns, t_ns, None
@@ -359,8 +429,42 @@ class EdgeDebouncer:
         lockout showed is stamped at the lockout's end; one no edge seen explains (its
         callback is still on its way, or the kernel lost it) is stamped ``now_ns``, when it
         was read, so a press is never stamped earlier than the line could have shown it.
-        Returns ``[]`` while the lockout runs or when none is pending.
+        Returns ``[]`` while the lockout runs or when none is pending.  A candidate press
+        whose check is due is decided by ``level`` (``None``: what the edges seen say) and
+        the edges seen, as the class docstring says: the press stamped at its first edge,
+        nothing for a glitch, or -- a pressed line no edge seen explains, after waiting for
+        one -- a press stamped ``now_ns``; if its lockout has ended by ``now_ns`` too, that
+        is closed by the same reading.
         """
+        candidate = self._candidate_ns
+        if candidate is not None:
+            due = self._check_ns(candidate)
+            if now_ns < due or now_ns < (self._defer_ns or now_ns):
+                return []
+            if not self._looked:
+                self._looked = True
+                if now_ns > due:
+                    # the first look is late, so were the callbacks: the rest of this
+                    # burst may still be on its way; give it confirm_ns to arrive
+                    self._defer_ns = now_ns + self.confirm_ns
+                    return []
+            odd = self._edges % 2 == 1  # the edges seen end where they started, or not
+            seen = self._edges_say_pressed() if level is None else level
+            pending = (seen and not odd) or (not seen and self._edges_say_pressed())
+            if pending and not self._waited:
+                # the line and the edges disagree: an edge is still on its way (the one
+                # that let go of a slap, or a new press after a glitch) or lost; wait for
+                # it rather than drop a real slap or take a glitch for one
+                self._waited = True
+                self._defer_ns = now_ns + self.lockout_ns
+                return []
+            if seen and not odd:  # pressed, and no edge came to explain it: late, not early
+                self._candidate_ns = self._last_ns = now_ns
+            # a glitch's own late callbacks are stamped before its check; later ones are new
+            decided = self._confirm(seen, stale_before_ns=now_ns if seen else due)
+            if self._start_ns is None:
+                return decided
+            return decided + self.settle(now_ns, level)
         start = self._start_ns
         if start is None or now_ns < self._end_ns(start):
             return []
@@ -368,17 +472,52 @@ class EdgeDebouncer:
         if level is None:
             return self._close(self._evidence(), end, stale_before_ns=end)
         stamp = end if level == self._evidence() else now_ns
+        if level and not self.down and self.confirm_ns > 0:
+            # a press found on the line is confirmed like any other: a glitch read now
+            # must not become one; stamped as found, reported once the check agrees
+            self._start_ns = None
+            self._stale_before_ns = now_ns
+            self._candidate_ns, self._last_ns, self._last_level = stamp, now_ns, True
+            self._edges, self._looked, self._waited, self._defer_ns = 1, True, False, None
+            return []
         return self._close(level, stamp, stale_before_ns=now_ns)
 
     def resync(self, t_ns: int) -> None:
         """Distrust the state after a failure at ``t_ns``: start a lockout there, so the
         next :meth:`settle` reads the line and reports what the lost edge changed (stamped
         when read: late, never early)."""
+        self._candidate_ns = self._defer_ns = None
         self._start_ns, self._last_ns, self._last_level = t_ns, t_ns, None
 
     def deadline_ns(self) -> int | None:
-        """When the running lockout ends (``int`` ns): call :meth:`settle` then; or ``None``."""
+        """When a candidate press is checked or the running lockout ends (``int`` ns): call
+        :meth:`settle` then; or ``None``."""
+        if self._candidate_ns is not None:
+            return max(self._check_ns(self._candidate_ns), self._defer_ns or 0)
         return None if self._start_ns is None else self._end_ns(self._start_ns)
+
+    def _check_ns(self, candidate: int) -> int:
+        """When candidate press ``candidate`` (its first edge, ns) is checked: ``confirm_ns``
+        after its last edge, but at most ``lockout_ns`` + ``confirm_ns`` after its first (a
+        line that never keeps still is still decided)."""
+        last = candidate if self._last_ns is None else self._last_ns
+        return min(last, candidate + self.lockout_ns) + self.confirm_ns
+
+    def _confirm(self, level: bool, *, stale_before_ns: int) -> list[Transition]:
+        """Decide the candidate press with the line at ``level``: pressed, report it at its
+        first edge and run its lockout from there; released, drop it (edges stamped before
+        ``stale_before_ns`` are ignored from now on)."""
+        candidate = self._candidate_ns
+        self._candidate_ns = self._defer_ns = None
+        if candidate is None:
+            return []
+        if not level:
+            self._start_ns = self._last_ns = self._last_level = None
+            self._stale_before_ns = stale_before_ns
+            return []
+        self.down = True
+        self._start_ns, self._last_level = candidate, None
+        return self._tell(candidate)
 
     def _end_ns(self, start: int) -> int:
         """The lockout's end: ``lockout_ns`` after the last bounce (a contact that chatters
@@ -387,6 +526,12 @@ class EdgeDebouncer:
         edge, so a line that never stops chattering is still settled."""
         last = start if self._last_ns is None else self._last_ns
         return min(last, start + (MAX_LOCKOUTS - 1) * self.lockout_ns) + self.lockout_ns
+
+    def _edges_say_pressed(self) -> bool:
+        """Whether a candidate press's edges say the line is pressed: an odd number of them
+        (each is a change, from released) and the last one's level pressed (read after a
+        quiet line, so right).  Both, so a glitch whose event was misread is not a press."""
+        return self._edges % 2 == 1 and bool(self._last_level)
 
     def _evidence(self) -> bool:
         """Where the line settled as far as the edges tell: the last bounce's level, else
@@ -424,16 +569,32 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
     began.  A ``post`` that raises is logged and the next event still goes out.
 
     ``lockout_ns``: ``int`` nanoseconds of bounce lockout after each accepted edge;
-    ``device`` and ``seat`` name the group in errors and log lines.  Raises
-    :class:`DriverValueError` for a ``lockout_ns`` that is not an ``int`` >= 0.
+    ``device`` and ``seat`` name the group in errors and log lines; ``confirm_ns``: ``int``
+    nanoseconds a press must be confirmed for (:class:`EdgeDebouncer`; 0: none);
+    ``wake``: called (thread-safe, quick, no arguments) when a press starts waiting for
+    its check, so the owner's loop runs :meth:`_settle` soon (a waiting press posts
+    nothing that would wake it); ``None`` if the owner calls the ticker on its own.
+    Raises :class:`DriverValueError` for a ``lockout_ns`` or ``confirm_ns`` that is not an
+    ``int`` >= 0.
     """
 
-    def __init__(self, lockout_ns: int, *, device: str, seat: int | None = None) -> None:
-        if not isinstance(lockout_ns, int) or isinstance(lockout_ns, bool) or lockout_ns < 0:
-            raise DriverValueError(
-                device, f"lockout_ns must be an int >= 0 nanoseconds, got {lockout_ns!r}", seat=seat
-            )
+    def __init__(
+        self,
+        lockout_ns: int,
+        *,
+        device: str,
+        seat: int | None = None,
+        confirm_ns: int = 0,
+        wake: Callable[[], None] | None = None,
+    ) -> None:
+        for name, value in (("lockout_ns", lockout_ns), ("confirm_ns", confirm_ns)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise DriverValueError(
+                    device, f"{name} must be an int >= 0 nanoseconds, got {value!r}", seat=seat
+                )
         self._lockout_ns = lockout_ns
+        self._confirm_ns = confirm_ns
+        self._wake = wake
         self._device = device
         self._where = device if seat is None else f"seat {seat + 1} {device}"
         self._failures = _FailureLog()
@@ -480,7 +641,7 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
             factory = resolve_pin_factory(pin_factory)
             for key, pin, seat, device in wiring:
                 with self._lock:  # an edge arriving now waits until the belief is set
-                    debouncer = EdgeDebouncer(self._lockout_ns)
+                    debouncer = EdgeDebouncer(self._lockout_ns, confirm_ns=self._confirm_ns)
                     self._debouncers[key] = debouncer
                     button = open_edge_button(
                         pin, self._edge_handler(key), seat=seat, device=device, pin_factory=factory
@@ -559,7 +720,8 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
             return None
 
     def _edge_handler(self, key: K) -> EdgeCallback:
-        """The raw-edge callback for ``key``: debounce, then :meth:`_report`.
+        """The raw-edge callback for ``key``: debounce, then :meth:`_report`; ``wake`` when
+        a press starts waiting for its check.
 
         If the debouncer raises, its state is distrusted (:meth:`EdgeDebouncer.resync`) and
         the exception goes on to :class:`EdgeButton`, which logs it.
@@ -570,12 +732,18 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
                 if self._closed:
                     return
                 debouncer = self._debouncers[key]
+                waiting = debouncer.waiting
                 try:
                     transitions = debouncer.edge(level, t_ns)
                 except Exception:
                     debouncer.resync(t_ns)  # settle() then reads the line; EdgeButton logs
                     raise
                 self._report(key, transitions)
+                if debouncer.waiting and not waiting and self._wake is not None:
+                    try:
+                        self._wake()
+                    except Exception:
+                        self._failures.report(self._where, "wake()")
 
         return on_edge
 

@@ -21,6 +21,15 @@ window.  gpiozero's ``bounce_time`` is never set: on lgpio it stamps the *last* 
 a chattering switch would lose.  Events from different seats arrive in whatever order the
 callbacks run; nothing here reorders them: decide by ``t_ns``.
 
+A press must be confirmed (:data:`DEFAULT_CONFIRM_NS`, 1 ms): its first edge only starts
+a check, ``confirm_ns`` after the burst's last edge, where :meth:`SlapButtons.settle`
+reads the line.  Still pressed: the :class:`Press` is posted, stamped at the first edge
+(the arbiter decides on first-edge times, so confirming costs no fairness).  Released: it
+was a glitch -- a 10 us spike of static on a long lead -- and nothing is posted, no
+``Press``, no ``Release``.  While a press waits, nothing is posted that would wake the
+device loop, so ``wake()`` is called for it: the loop then runs ``settle`` at the check.
+Releases are posted at their first edge, as ever.
+
 The simulator and tests drive buttons through gpiozero's ``MockFactory`` with
 :func:`edge` (re-exported here from :mod:`drivers.gpio`): ``edge(factory, pin, pressed,
 t_ns)`` runs the same gpiozero -> :class:`Press` path with a chosen edge time (``reads=``
@@ -50,10 +59,30 @@ from drivers.gpio import (
     mock_pin_factory,
 )
 
-__all__ = ["DEFAULT_LOCKOUT_NS", "Press", "Release", "SlapButtons", "edge", "mock_pin_factory"]
+__all__ = [
+    "DEFAULT_CONFIRM_NS",
+    "DEFAULT_LOCKOUT_NS",
+    "Press",
+    "Release",
+    "SlapButtons",
+    "edge",
+    "mock_pin_factory",
+]
 
 DEFAULT_LOCKOUT_NS = 30_000_000
 """Edges within 30 ms of an accepted edge are bounces (architecture.md, item 5)."""
+
+DEFAULT_CONFIRM_NS = 1_000_000
+"""A press counts once its line has kept still for 1 ms and is still pressed.
+
+A glitch on a slap line (static from a person near the box, a motor's brush noise coupled
+into a metre of wire on a weak ~50 kOhm pull-up: hardware/wiring.md) is nanoseconds to a
+few hundred microseconds long; a slap holds the contact for tens of milliseconds, and a
+microswitch's bounce rarely lasts past a few milliseconds (it pushes the check on, it does
+not fail it).  1 ms is twice the longest glitch ``make bench`` drives (500 us) and costs
+the arbiter nothing: the press is still stamped at its first edge and reaches the arbiter
+about 1 ms after it, well inside the slap race's 25 ms settle time.  Longer would only
+delay; shorter would let a long ringing burst through."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +91,8 @@ class Press:
 
     ``t_ns`` is the first edge of the press's bounce burst, as stamped by the pin factory,
     or -- for a press the edges missed and :meth:`SlapButtons.settle` found on the line --
-    the end of the lockout in which it happened.
+    the end of the lockout in which it happened.  Posted once the press is confirmed
+    (:data:`DEFAULT_CONFIRM_NS` after the burst's last edge, or later), never earlier.
     """
 
     seat: int
@@ -91,14 +121,22 @@ class SlapButtons(EdgeButtonGroup[int]):
     simulator and tests a ``MockFactory`` such as :func:`drivers.gpio.mock_pin_factory`;
     ``None`` takes gpiozero's ``Device.pin_factory`` if set, else opens the lgpio one
     (:func:`drivers.pin_factory.resolve_pin_factory`); ``lockout_ns``: ``int``
-    nanoseconds of bounce lockout after each accepted edge.
+    nanoseconds of bounce lockout after each accepted edge; ``confirm_ns``: ``int``
+    nanoseconds the line must keep still and pressed before a press counts (default
+    :data:`DEFAULT_CONFIRM_NS`; 0 posts every first edge at once, glitches included);
+    ``wake``: called with no arguments, on gpiozero's callback thread, when a press starts
+    waiting for its check -- the device loop's way to be woken (post any event to its
+    queue) so it calls :meth:`settle` at the check; ``None`` when the caller runs
+    :meth:`settle` on its own schedule (tests, a bench).  It must be thread-safe and
+    quick like ``post``; one that raises is logged.
 
-    Raises :class:`~drivers.errors.DriverValueError` for a negative seat or lockout or a
-    string that is not a pin name, :class:`~drivers.errors.PinFactoryError` for a pin
-    factory whose ticks are not kernel edge times (rpigpio, native, pigpio) or no lgpio
-    factory, and :class:`~drivers.errors.DeviceUnavailableError` for a pin that cannot be
-    opened (in use); the pin errors name the seat and pin, and any buttons already opened
-    are closed first.
+    Raises :class:`~drivers.errors.DriverValueError` for a negative seat, lockout or
+    confirmation time or a string that is not a pin name,
+    :class:`~drivers.errors.PinFactoryError` for a pin factory whose ticks are not kernel
+    edge times (rpigpio, native, pigpio) or no lgpio factory, and
+    :class:`~drivers.errors.DeviceUnavailableError` for a pin that cannot be opened (in
+    use); the pin errors name the seat and pin, and any buttons already opened are closed
+    first.
 
     A button held down when opened reports nothing until it is released and pressed again;
     :meth:`is_held` tells the line's state.  Call :meth:`settle` from the device loop as a
@@ -112,8 +150,10 @@ class SlapButtons(EdgeButtonGroup[int]):
         *,
         pin_factory: Any = None,
         lockout_ns: int = DEFAULT_LOCKOUT_NS,
+        confirm_ns: int = DEFAULT_CONFIRM_NS,
+        wake: Callable[[], None] | None = None,
     ) -> None:
-        super().__init__(lockout_ns, device="slap buttons")
+        super().__init__(lockout_ns, device="slap buttons", confirm_ns=confirm_ns, wake=wake)
         self._post = post
         self._open(_wiring(pins), pin_factory)
 
@@ -137,16 +177,22 @@ class SlapButtons(EdgeButtonGroup[int]):
         return bool(button.is_pressed)
 
     def settle(self, now_ns: int) -> int | None:
-        """The ticker: reconcile the buttons whose lockout ended; return the next deadline.
+        """The ticker: confirm waiting presses, reconcile the buttons whose lockout ended;
+        return the next deadline.
 
         ``now_ns``: the device clock, ``int`` CLOCK_MONOTONIC nanoseconds (the loop's, never
-        read here).  For each seat whose lockout (``lockout_ns`` after the first edge of a
-        burst) has ended by ``now_ns``, reads the line; if it is not where the driver
-        believes -- a tap shorter than the lockout, a missed edge -- posts the missed
-        :class:`Release` or :class:`Press`, stamped at the lockout's end.  Without it a
-        quick tap would look held until its next edge.  Returns the earliest ``int`` ns at
-        which calling again may post something (a lockout's end), or ``None``; call it
-        on every loop wake-up and at that deadline.  Raises
+        read here).  For each seat whose press waits and whose check is due, reads the line:
+        still pressed (and the edges seen agree), posts the :class:`Press` stamped at its
+        first edge; released, posts nothing (a glitch); when the line and the edges
+        disagree, or this first look is late, the check waits for callbacks still on their
+        way (:class:`drivers.gpio.EdgeDebouncer`).  For each seat whose lockout
+        (``lockout_ns`` after the first edge of a burst) has ended by ``now_ns``, reads the
+        line; if it is not where the driver believes -- a tap shorter than the lockout, a
+        missed edge -- posts the missed :class:`Release`, stamped at the lockout's end (or
+        when read), or checks the missed press like any other before posting it.  Without
+        it a quick tap would look held until its next edge.  Returns the earliest ``int``
+        ns at which calling again may post something (a check, a lockout's end), or
+        ``None``; call it on every loop wake-up and at that deadline.  Raises
         :class:`~drivers.errors.DriverValueError` for a ``now_ns`` that is not an ``int``.
         """
         return self._settle(now_ns)

@@ -484,3 +484,34 @@ def test_every_log_entry_describes_itself_in_one_line() -> None:
     assert "tie of seats 2, 4" in line
     assert ButtonNote("stuck", 0, 5).describe() == "seat 1 button stuck (held down too long)"
     assert ButtonNote("released", 3, 5).describe() == "seat 4 button released"
+
+
+def test_a_winner_who_keeps_holding_is_reported_stuck_after_the_stuck_time() -> None:
+    """The slap race on the loop's timers: seat 1 presses, wins the window after the settle
+    time and never lets go; its stuck check is still scheduled, and when it comes (the
+    press's edge + 3 s) the seat is stuck (the TV names :attr:`SlapRace.stuck`)."""
+    from device.slap_race import RaceTiming, SlapRace
+    from device.timers import Timers
+    from drivers.slap import Press as DriverPress
+
+    timers = Timers()
+    won: list[SlapDecision] = []
+    notes: list[object] = []
+    race = SlapRace(2, timers=timers, post=lambda event: None, timing=RaceTiming(),
+                    on_won=lambda decision, now: (won.append(decision), race.close(now)),
+                    on_timeout=lambda now: None, on_false_slap=lambda seat, now: None,
+                    on_note=notes.append)
+    race.open(OPEN, length_ns=2_000 * MS)
+    race.flipped(T0)
+    down = T0 + 250 * MS
+    assert race.press(DriverPress(1, down), down + MS) is Verdict.CONTENDER
+    decided = timers.next_ns()
+    assert decided is not None
+    timers.run_due(decided)
+    assert [d.seat for d in won] == [1] and not race.arbiter.window_open
+    assert timers.next_ns() == down + race.arbiter.stuck_ns, "the stuck check is scheduled"
+    timers.run_due(down + race.arbiter.stuck_ns - 1)
+    assert race.stuck == frozenset()
+    timers.run_due(down + race.arbiter.stuck_ns)
+    assert race.stuck == frozenset({1})
+    assert ButtonNote("stuck", 1, down) in notes

@@ -29,14 +29,31 @@ class Rig:
         self.buttons = buttons
         self.events = events
         self.arbiter = SlapArbiter(len(PINS), random.Random(11))
+        self.now = 0
+        """The loop's clock: the latest time it ran the buttons' ticker (ns)."""
+        self.due: int | None = None
 
     def edge(self, seat: int, pressed: bool, t_ns: int) -> None:
-        """Drive seat ``seat``'s line at edge time ``t_ns`` (handlers run now, in order)."""
+        """Drive seat ``seat``'s line at edge time ``t_ns`` (handlers run now, in order);
+        the callback reaches the loop at ``t_ns`` (or, stamped in the loop's past, now: a
+        late callback), which runs the buttons' ticker at once, as a wake-up does."""
         edge(self.factory, PINS[seat], pressed, t_ns)
+        self.now = max(self.now, t_ns)
+        self.due = self.buttons.settle(self.now)
+
+    def tick(self, now_ns: int) -> None:
+        """The loop's clock moves on to ``now_ns``, running the buttons' ticker at every
+        deadline it gave on the way (a press's 1 ms check, a lockout's end)."""
+        while self.due is not None and self.due <= now_ns:
+            self.now = max(self.now, self.due)
+            self.due = self.buttons.settle(self.now)
+        self.now = max(self.now, now_ns)
 
     def feed(self, now_ns: int) -> list[tuple[int, Verdict]]:
-        """Hand every posted event to the arbiter as the device loop would, at ``now_ns``;
-        returns (seat, verdict) per press."""
+        """Hand every posted event to the arbiter as the device loop would, at ``now_ns``
+        (the buttons' ticker runs up to then first: it posts the presses whose check is
+        due, stamped at their first edge); returns (seat, verdict) per press."""
+        self.tick(now_ns)
         verdicts = []
         for event in self.events:
             if isinstance(event, Press):
@@ -72,13 +89,17 @@ def bounce(rig: Rig, seat: int, t_ns: int) -> None:
 
 
 def test_earliest_edge_wins_though_its_callback_ran_last(rig: Rig) -> None:
-    """Seat 2's edge is delivered first, seat 1's earlier edge (bouncing) after: seat 1 wins."""
+    """Seat 2's edge is delivered (and confirmed) first, seat 1's earlier edge (bouncing)
+    after: seat 1 wins."""
     arb = rig.arbiter
     arb.engine_window_opened(OPEN)
     arb.flipped(T0)
     rig.edge(2, True, T0 + 212 * MS)
-    bounce(rig, 1, T0 + 209 * MS)
+    rig.tick(T0 + 213 * MS)
+    bounce(rig, 1, T0 + 209 * MS)  # its callbacks reach the loop at T0 + 213 ms
+    rig.tick(T0 + 214 * MS)
     rig.edge(0, True, T0 + 215 * MS)
+    rig.tick(T0 + 216 * MS)
     assert rig.events == [
         Press(2, T0 + 212 * MS),
         Press(1, T0 + 209 * MS),
@@ -93,7 +114,26 @@ def test_earliest_edge_wins_though_its_callback_ran_last(rig: Rig) -> None:
 def test_bounce_burst_outside_a_window_is_one_false_slap(rig: Rig) -> None:
     """A bouncing press with no window open gives exactly one false slap (RI-6.5)."""
     bounce(rig, 0, OPEN - 400 * MS)
-    assert rig.feed(OPEN - 399 * MS) == [(0, Verdict.FALSE_SLAP)]
+    assert rig.feed(OPEN - 398 * MS) == [(0, Verdict.FALSE_SLAP)]
+
+
+def test_a_10_us_spike_is_neither_a_false_slap_nor_a_win(rig: Rig) -> None:
+    """Static on seat 1's lead: a 10 us dip outside a window (no false slap, no card) and
+    one inside it before seat 3's real press (seat 3 wins, at its own edge)."""
+    arb = rig.arbiter
+    rig.edge(0, True, OPEN - 300 * MS)
+    rig.edge(0, False, OPEN - 300 * MS + 10 * US)
+    assert rig.feed(OPEN - 290 * MS) == []
+    arb.engine_window_opened(OPEN)
+    arb.flipped(T0)
+    rig.edge(0, True, T0 + 150 * MS)
+    rig.edge(0, False, T0 + 150 * MS + 10 * US)
+    assert rig.feed(T0 + 160 * MS) == []
+    rig.edge(2, True, T0 + 240 * MS)
+    assert rig.feed(T0 + 241 * MS) == [(2, Verdict.CONTENDER)]
+    decision = rig.decide()
+    assert (decision.seat, decision.reaction_ns) == (2, 240 * MS)
+    assert rig.arbiter.stuck == frozenset() and rig.events == []
 
 
 def test_button_bouncing_across_t0_cannot_win(rig: Rig) -> None:
@@ -102,7 +142,7 @@ def test_button_bouncing_across_t0_cannot_win(rig: Rig) -> None:
     arb.engine_window_opened(OPEN)
     arb.flipped(T0)
     bounce(rig, 2, T0 - 300 * US)
-    assert rig.feed(T0 + MS) == [(2, Verdict.BEFORE_FLIP)]
+    assert rig.feed(T0 + 2 * MS) == [(2, Verdict.BEFORE_FLIP)]
     assert arb.poll(T0 + 500 * MS) is None and not arb.pending
 
 
@@ -157,7 +197,7 @@ def test_losing_slapper_after_the_close_is_not_a_false_slap(rig: Rig, after_ms: 
     assert decision.seat == 0
     t = winner + after_ms * MS
     bounce(rig, 1, t)
-    assert rig.feed(max(t, closed) + MS) == [(1, Verdict.LOSING)]
+    assert rig.feed(max(t + 2 * MS, closed + MS)) == [(1, Verdict.LOSING)]
 
 
 def test_losing_press_35_ms_after_the_next_flip_cannot_win_it(rig: Rig) -> None:
@@ -171,7 +211,7 @@ def test_losing_press_35_ms_after_the_next_flip_cannot_win_it(rig: Rig) -> None:
     flip = closed + 17 * MS
     arb.flipped(flip)
     bounce(rig, 1, flip + 35 * MS)
-    assert rig.feed(flip + 36 * MS) == [(1, Verdict.LOSING)]
+    assert rig.feed(flip + 37 * MS) == [(1, Verdict.LOSING)]
     assert not arb.pending
     rig.edge(2, True, flip + 240 * MS)
     assert rig.feed(flip + 241 * MS) == [(2, Verdict.CONTENDER)]

@@ -26,6 +26,7 @@ from device.events import (
     HandheldQuiet,
     Quit,
     SimKey,
+    Wake,
 )
 from device.flow import Timing
 from device.games import get_plugin
@@ -122,6 +123,27 @@ def test_a_losing_slapper_after_the_winner_is_never_punished(
     console.step()
     assert console.record.actions == ["slap 1"]
     assert get_game("riiing").view(console.pos, 0).hand_counts[0] == cards
+
+
+def test_a_winner_who_keeps_holding_is_named_stuck_on_the_tv(display: TableDisplay) -> None:
+    """Architecture 5: seat 2 wins the window and keeps its button down; after the stuck
+    time (3 s from its edge) the TV says so, and once it is let go the line goes."""
+    console, clock, queue, _ = make(display, ("human", "human"))
+    console.play_from(window_position(), clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None
+    down = t0 + 380 * MS
+    clock.advance(400 * MS)
+    queue.post(Press(1, down))
+    console.step()
+    console.step()  # settle over: seat 2 wins, and holds on
+    assert console.record is not None and console.record.actions == ["slap 1"]
+    for _ in capped(lambda: clock.now_ns() < down + 3_000 * MS):
+        console.step()
+    assert "Seat 2 button stuck" in console.model(clock.now_ns()).banner
+    queue.post(Release(1, clock.now_ns()))
+    console.step()
+    assert "button stuck" not in console.model(clock.now_ns()).banner
 
 
 def test_a_press_from_one_window_never_wins_the_next(display: TableDisplay) -> None:
@@ -274,8 +296,9 @@ def test_the_loop_sleeps_until_the_next_deadline_and_draws_only_on_change() -> N
 
 
 def test_the_simulator_keyboard_drives_buttons_handhelds_and_quit(display: TableDisplay) -> None:
-    """Digits press the seat's slap button through gpiozero's MockFactory; arrows reach
-    the hot-seat's handheld; DELETE abandons; ESC quits."""
+    """Digits press the seat's slap button through gpiozero's MockFactory (the press wakes
+    the loop, whose ticker posts it once checked); arrows reach the hot-seat's handheld;
+    DELETE abandons; ESC quits."""
     import pygame
 
     from device.cli import SIM_SLAP_PINS
@@ -283,10 +306,14 @@ def test_the_simulator_keyboard_drives_buttons_handhelds_and_quit(display: Table
     from drivers.slap import SlapButtons, mock_pin_factory
 
     console, _clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
-    with mock_pin_factory() as factory, SlapButtons(dict(enumerate(SIM_SLAP_PINS)),
-                                                    queue.post, pin_factory=factory):
+    with mock_pin_factory() as factory, SlapButtons(
+        dict(enumerate(SIM_SLAP_PINS)), queue.post, pin_factory=factory,
+        wake=lambda: queue.post(Wake()),
+    ) as buttons:
         keys = SimKeyboard(console, factory, queue.post)
         keys(SimKey(pygame.K_2, True, 5 * S))
+        assert queue.wait(0) == [Wake()]
+        buttons.settle(5 * S + MS)
         keys(SimKey(pygame.K_RIGHT, True, 6 * S))
         keys(SimKey(pygame.K_DELETE, True, 7 * S))
         keys(SimKey(pygame.K_ESCAPE, True, 8 * S))

@@ -145,6 +145,39 @@ def test_hardware_mode_plays_a_game_from_gpio_edges(rig_parts: dict[str, Any]) -
     assert (rig_parts["state"] / "partytable.db").exists()  # the game database
 
 
+def test_a_held_slap_wakes_the_loop_and_reaches_the_flow_at_its_check(
+    rig_parts: dict[str, Any]
+) -> None:
+    """A slap button pressed and held, nothing else happening: its edge wakes the loop
+    (the driver posts a Wake), the loop's ticker checks the line 1 ms later and hands the
+    flow one Press stamped at the edge -- on the fake clock, at that check, not at some
+    later wake-up."""
+    from device.events import Wake
+    from drivers.slap import Press
+
+    clock: FakeClock = rig_parts["clock"]
+    queue: FakeQueue = rig_parts["queue"]
+    console = hardware_console(rig_parts["config"], rig_parts["rig"], clock=clock,
+                               queue=queue)
+    console.start()
+    console.render(clock.now_ns())
+    seen: list[tuple[object, int]] = []
+    on_press = console.flow.on_press
+
+    def spy(press: Any, now_ns: int) -> None:
+        seen.append((press, now_ns))
+        on_press(press, now_ns)
+
+    console.flow.on_press = spy  # type: ignore[method-assign]
+    t = clock.now_ns()
+    edge(rig_parts["factory"], SLAP_PINS[1], True, t)
+    assert queue.wait(0) == [Wake()]
+    queue.post(Wake())
+    for _ in range(4):
+        console.step()
+    assert seen == [(Press(1, t), t + MS)]
+
+
 def test_the_tv_window_starts_at_the_flip_plus_the_configured_lag(
     rig_parts: dict[str, Any]
 ) -> None:

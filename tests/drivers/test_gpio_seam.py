@@ -265,6 +265,7 @@ def test_debouncer_edge_after_an_unsettled_lockout_closes_it_first() -> None:
 
 
 LOCKOUT = 30 * MS
+CONFIRM = 1 * MS  # drivers.slap.DEFAULT_CONFIRM_NS
 
 
 def _level_at(toggles: list[int], t_ns: int) -> bool:
@@ -273,17 +274,35 @@ def _level_at(toggles: list[int], t_ns: int) -> bool:
 
 
 def _replay(
-    d: EdgeDebouncer, toggles: list[int], reads_delay: list[int], settles: list[int]
+    d: EdgeDebouncer,
+    toggles: list[int],
+    reads_delay: list[int],
+    settles: list[int],
+    readings: list[int] | None = None,
 ) -> list[Transition]:
     """Feed each toggle as an event whose level is read ``reads_delay`` later (as the
-    kernel does), interleaved in time with settle(now, real level); events first on ties."""
+    kernel does), interleaved in time with settle(now, real level); events first on ties.
+    After the last settle, the loop follows the debouncer's own deadlines until none is
+    left (a check that waits is then decided).  ``readings`` collects every settle time."""
     timeline = [(t, 0, i) for i, t in enumerate(toggles)] + [(t, 1, -1) for t in settles]
     out: list[Transition] = []
+    last = 0
     for t, kind, i in sorted(timeline):
         if kind == 0:
             out += d.edge(_level_at(toggles, t + reads_delay[i]), t)
         else:
             out += d.settle(t, level=_level_at(toggles, t))
+            last = t
+            if readings is not None:
+                readings.append(t)
+    for _ in range(10):
+        due = d.deadline_ns()
+        if due is None:
+            break
+        last = max(last, due)
+        out += d.settle(last, level=_level_at(toggles, last))
+        if readings is not None:
+            readings.append(last)
     return out
 
 
@@ -300,16 +319,17 @@ _contacts = st.lists(
 )
 
 
+@pytest.mark.parametrize("confirm", [0, CONFIRM], ids=["unconfirmed", "confirmed"])
 @seed(20240611)
 @settings(max_examples=300, deadline=None)
 @given(contacts=_contacts, rnd=st.randoms(use_true_random=False))
 def test_each_contact_change_is_one_transition_at_its_first_edge(
-    contacts: list[tuple[int, list[int], int | None]], rnd: random.Random
+    confirm: int, contacts: list[tuple[int, list[int], int | None]], rnd: random.Random
 ) -> None:
     """Bouncing presses and releases, events read up to 300 us late (so often the wrong
     level), settle() at the lockout end (a lockout after the last bounce) or later or not at
     all: each change of the contact is reported exactly once, in the right direction,
-    stamped with its first edge."""
+    stamped with its first edge -- with presses confirmed (1 ms) or not."""
     t = 1_000 * MS
     toggles: list[int] = []
     settles: list[int] = []
@@ -326,10 +346,11 @@ def test_each_contact_change_is_one_transition_at_its_first_edge(
             settles.append(bounce + LOCKOUT + late)
     settles.append(bounce + LOCKOUT + 1)
     delays = [rnd.randint(0, 300_000) for _ in toggles]
-    out = _replay(EdgeDebouncer(lockout_ns=LOCKOUT), toggles, delays, settles)
+    out = _replay(EdgeDebouncer(lockout_ns=LOCKOUT, confirm_ns=confirm), toggles, delays, settles)
     assert out == [(i % 2 == 0, first) for i, first in enumerate(firsts)]
 
 
+@pytest.mark.parametrize("confirm", [0, CONFIRM], ids=["unconfirmed", "confirmed"])
 @seed(20240612)
 @settings(max_examples=300, deadline=None)
 @given(
@@ -337,7 +358,7 @@ def test_each_contact_change_is_one_transition_at_its_first_edge(
     rnd=st.randoms(use_true_random=False),
 )
 def test_any_edge_storm_alternates_and_ends_at_the_real_level(
-    gaps: list[int], rnd: random.Random
+    confirm: int, gaps: list[int], rnd: random.Random
 ) -> None:
     """Arbitrary toggles and late reads, settle() at random times: reports alternate from a
     press, never go back in time, are stamped at an edge, a lockout end or a reading, and
@@ -350,35 +371,44 @@ def test_any_edge_storm_alternates_and_ends_at_the_real_level(
     settles = sorted(rnd.randint(toggles[0], t + LOCKOUT) for _ in range(rnd.randint(0, 10)))
     settles.append(t + 2 * LOCKOUT)
     delays = [rnd.randint(0, 300_000) for _ in toggles]
-    d = EdgeDebouncer(lockout_ns=LOCKOUT)
-    out = _replay(d, toggles, delays, settles)
+    d = EdgeDebouncer(lockout_ns=LOCKOUT, confirm_ns=confirm)
+    readings: list[int] = []
+    out = _replay(d, toggles, delays, settles, readings)
     assert [p for p, _ in out] == [i % 2 == 0 for i in range(len(out))]
     assert [s for _, s in out] == sorted(s for _, s in out)
     lockout_ends = {x + LOCKOUT for x in toggles}
-    assert all(s in set(toggles) | lockout_ends | set(settles) for _, s in out)
+    assert all(s in set(toggles) | lockout_ends | set(readings) for _, s in out)
     assert d.down == d.reported == _level_at(toggles, t)
 
 
+@pytest.mark.parametrize("confirm", [0, CONFIRM], ids=["unconfirmed", "confirmed"])
 @seed(20240603)
 @settings(max_examples=200, deadline=None)
 @given(
     gaps=st.lists(st.integers(min_value=0, max_value=500_000), min_size=1, max_size=40),
     rnd=st.randoms(use_true_random=False),
 )
-def test_debouncer_burst_inside_lockout_is_one_press(gaps: list[int], rnd: random.Random) -> None:
-    """A burst under the lockout (< 20 ms here), any levels read, is one press at its first
-    edge; if the line ends released, settle() then reports one release at the lockout end
-    (a lockout after the last bounce)."""
+def test_debouncer_burst_inside_lockout_is_one_press(
+    confirm: int, gaps: list[int], rnd: random.Random
+) -> None:
+    """A burst under the lockout (< 20 ms here, the line never low for 1 ms at a time),
+    any levels read, is one press at its first edge; if the line ends released, settle()
+    then reports one release at the lockout end (a lockout after the last bounce) -- or,
+    with presses confirmed, nothing at all: a burst that ends released is a glitch."""
     t = 1_000 * MS
     toggles = []
     for gap in gaps:
         t += gap
         toggles.append(t)
     delays = [rnd.randint(0, 300_000) for _ in toggles]
-    out = _replay(EdgeDebouncer(lockout_ns=LOCKOUT), toggles, delays, [toggles[-1] + LOCKOUT])
+    d = EdgeDebouncer(lockout_ns=LOCKOUT, confirm_ns=confirm)
+    out = _replay(d, toggles, delays, [toggles[-1] + LOCKOUT])
     first, end = toggles[0], toggles[-1] + LOCKOUT  # the lockout runs on after each bounce
     ends_down = _level_at(toggles, t)
-    assert out == ([(True, first)] if ends_down else [(True, first), (False, end)])
+    if ends_down:
+        assert out == [(True, first)]
+    else:
+        assert out == ([] if confirm else [(True, first), (False, end)])
 
 
 def test_debouncer_edge_stamped_at_the_reading_itself_is_new() -> None:
@@ -389,3 +419,53 @@ def test_debouncer_edge_stamped_at_the_reading_itself_is_new() -> None:
     assert d.settle(130, level=True) == []
     assert d.edge(False, 129) == []  # stamped before the reading: already in it
     assert d.edge(False, 130) == [(False, 130)]
+
+
+_spikes = st.lists(
+    st.tuples(
+        st.integers(min_value=0, max_value=20 * MS),  # gap before the spike
+        st.integers(min_value=5_000, max_value=500_000),  # spike width: 5-500 us
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@seed(20261202)
+@settings(max_examples=300, deadline=None)
+@given(
+    spikes=_spikes,
+    quiet=st.integers(min_value=2 * MS, max_value=50 * MS),
+    bounces=st.lists(st.integers(min_value=1_000, max_value=400_000), max_size=9),
+    hold=st.integers(min_value=LOCKOUT + 5 * MS, max_value=300 * MS),
+    rnd=st.randoms(use_true_random=False),
+)
+def test_glitches_are_never_presses_and_a_real_press_keeps_its_first_edge(
+    spikes: list[tuple[int, int]],
+    quiet: int,
+    bounces: list[int],
+    hold: int,
+    rnd: random.Random,
+) -> None:
+    """Spikes of 5-500 us at any spacing (bursts included), events read up to 300 us late,
+    settle() at random times or not at all: no transition; then a real press (bouncing,
+    held past its lockout) and its release: exactly those two, each at its first edge."""
+    t = 1_000 * MS
+    toggles: list[int] = []
+    for gap, width in spikes:
+        t = max(t + gap, toggles[-1] + 1 if toggles else t)
+        toggles += [t, t + width]
+        t += width
+    press = t + quiet
+    toggles.append(press)
+    b = press
+    for gap in bounces[: len(bounces) // 2 * 2]:
+        b += gap
+        toggles.append(b)
+    release = b + hold
+    toggles.append(release)
+    settles = sorted(rnd.randint(toggles[0], release) for _ in range(rnd.randint(0, 12)))
+    settles.append(release + 2 * LOCKOUT)
+    delays = [rnd.randint(0, 300_000) for _ in toggles]
+    d = EdgeDebouncer(lockout_ns=LOCKOUT, confirm_ns=CONFIRM)
+    assert _replay(d, toggles, delays, settles) == [(True, press), (False, release)]
