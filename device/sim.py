@@ -77,6 +77,17 @@ KEYMAP = (
 """The key map drawn in the simulator window."""
 
 
+def sim_slap_buttons(pins: Mapping[int, int], post: Callable[[object], None],
+                     factory: Any) -> SlapButtons:
+    """The simulator's slap buttons: ``pins`` (seat -> mock pin number) on the gpiozero
+    ``MockFactory`` ``factory``, posting to ``post``.  A keyboard key is no long lead that
+    picks up spikes, and a quick tap's down and up can come in one SDL pump with the same
+    stamp, so no press waits for a confirmation here (``confirm_ns=0``: every first edge
+    is a press at once); the bounce lockout is the hardware's."""
+    return SlapButtons(pins, post, pin_factory=factory, confirm_ns=0,
+                       wake=lambda: post(Wake()))
+
+
 class SimKeyboard:
     """Turns simulator keys (:class:`SimKey`) into device events.
 
@@ -204,8 +215,7 @@ def run_sim(args: argparse.Namespace) -> int:
         seats = make_seats(devices, "sim", SIM_SLAP_PINS)
         serial = _serial_seats(args.serial_seats, len(choices.kinds), seats, queue, clock,
                                presenter)
-        with SlapButtons(pins, queue.post, pin_factory=factory,
-                         wake=lambda: queue.post(Wake())) as buttons, serial.link:
+        with sim_slap_buttons(pins, queue.post, factory) as buttons, serial.link:
             console = Console(
                 tickers=[buttons.settle],
                 presenter=presenter,
@@ -304,8 +314,7 @@ def run_sim_selftest(args: argparse.Namespace) -> int:
             step = test.step
             return None if step is None else step.seat
 
-        with SlapButtons(pins, queue.post, pin_factory=factory,
-                         wake=lambda: queue.post(Wake())) as buttons:
+        with sim_slap_buttons(pins, queue.post, factory) as buttons:
             keyboard = SimKeyboard(None, factory, queue.post, active_seat=asked,
                                    seat_count=lambda: seats_n)
             presenter.active_seat = asked

@@ -24,7 +24,7 @@ from device.events import FakeQueue, SimKey
 from device.lobby import LobbyChoices
 from device.phase import Phase
 from device.present import SimPresenter
-from device.sim import KEYMAP, SimKeyboard
+from device.sim import KEYMAP, SimKeyboard, sim_slap_buttons
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.slap import Press, SlapButtons, mock_pin_factory
@@ -119,6 +119,28 @@ def test_a_slap_key_of_a_seat_in_the_game_still_presses_its_button(
         posted = tap(keys, console, queue, pygame.K_2, clock.now_ns())
     assert [type(e).__name__ for e in posted].count("Press") == 1
     assert "not in this game" not in console.model(clock.now_ns()).banner
+    console.close()
+
+
+def test_a_slap_key_tapped_within_one_sdl_pump_is_a_slap(window: TableDisplay) -> None:
+    """A slap key whose down and up come in the same SDL pump with the same stamp (a quick
+    tap, or xdotool's) is one Press at that stamp through the simulator's slap buttons: a
+    keyboard is no long lead, so nothing waits for the line to stay pressed."""
+    console, queue, _tv = sim_console(window, ("human", "computer"), "riiing",
+                                      skip_lobby=True)
+    clock = window.clock
+    assert isinstance(clock, FakeClock)
+    t_ns = clock.now_ns()
+    with mock_pin_factory() as factory, sim_slap_buttons(
+        dict(enumerate(SIM_SLAP_PINS)), queue.post, factory
+    ) as buttons:
+        keys = SimKeyboard(console, factory, queue.post)
+        keys(SimKey(pygame.K_1, True, t_ns))
+        keys(SimKey(pygame.K_1, False, t_ns))
+        clock.advance(5 * MS)
+        buttons.settle(clock.now_ns())
+        presses = [e for e in queue.wait(0) if isinstance(e, Press)]
+    assert [(p.seat, p.t_ns) for p in presses] == [(0, t_ns)]
     console.close()
 
 
