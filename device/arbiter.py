@@ -74,6 +74,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
+from drivers.values import is_int
+
 Seat = int
 """A seat number, 0..seats-1."""
 
@@ -226,7 +228,7 @@ class SlapDecision:
         """Read :meth:`to_json`'s object; raises ``ValueError`` naming the bad field."""
 
         def integer(value: object, name: str) -> int:
-            if isinstance(value, bool) or not isinstance(value, int):
+            if not is_int(value):
                 raise ValueError(f"slap decision: {name} must be an integer, got {value!r}")
             return value
 

@@ -64,7 +64,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, ClassVar, Literal, TypeGuard
+from typing import IO, Any, ClassVar, Literal
+
+from drivers.values import is_int, is_number
 
 log = logging.getLogger("partytable")
 
@@ -646,10 +648,6 @@ class _Problems(list[str]):
         self.append("".join(c if c.isprintable() else repr(c)[1:-1] for c in line))
 
 
-def _is_int(value: object) -> TypeGuard[int]:
-    """True for an int that is not a bool (TOML's ``true`` is no number)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
 
 def _shown(value: object) -> str:
     """How a TOML value is named in a message: ``true (a bool)``, ``the text 'x'``."""
@@ -691,7 +689,7 @@ def _table(p: _Problems, key: str, value: object) -> dict[str, Any] | None:
 def _int(p: _Problems, key: str, value: object, allowed: Sequence[int], what: str,
          hex_: bool = False) -> int | None:
     """``value`` when it is a whole number in ``allowed``, else a problem saying ``what``."""
-    if not _is_int(value):
+    if not is_int(value):
         p.add(key, f"expected {what}, got {_shown(value)}")
         return None
     if value not in allowed:
@@ -724,7 +722,7 @@ def _bool(p: _Problems, key: str, value: object) -> bool | None:
 
 def _pin(p: _Problems, key: str, value: object) -> int | None:
     """A BCM GPIO number a seat may use (2..27, not the ID EEPROM pins), else a problem."""
-    if not _is_int(value):
+    if not is_int(value):
         p.add(key, f"expected a BCM GPIO number, got {_shown(value)}")
         return None
     if value in ID_EEPROM_PINS:
@@ -784,7 +782,7 @@ def _read_display(p: _Problems, value: object) -> DisplayConfig | None:
                      "video driver")
     lag = table.get("lag_ms", base.lag_ms)
     lag_ms: float | None = None
-    if isinstance(lag, bool) or not isinstance(lag, int | float):
+    if not is_number(lag):
         p.add("display.lag_ms", f"expected a number of milliseconds, got {_shown(lag)}")
     elif not math.isfinite(lag):
         p.add("display.lag_ms", f"{lag} is not a finite number of milliseconds")
@@ -827,7 +825,7 @@ def _read_gpio(p: _Problems, value: object) -> GpioConfig | None:
     ok = True
     raw_chip = table.get("chip", "auto")
     chip: int | Literal["auto"] = "auto"
-    if _is_int(raw_chip) and raw_chip >= 0:
+    if is_int(raw_chip) and raw_chip >= 0:
         chip = raw_chip
     elif raw_chip != "auto":
         p.add("gpio.chip", f'expected "auto" or a gpiochip number, got {_shown(raw_chip)}')
@@ -856,7 +854,7 @@ def _read_i2c_list(p: _Problems, value: object) -> tuple[int, ...] | None:
         return None
     buses: list[int] = []
     for i, bus in enumerate(value):
-        if not _is_int(bus) or bus not in I2C_HAT_BUSES:
+        if not is_int(bus) or bus not in I2C_HAT_BUSES:
             p.add(f"gpio.i2c[{i}]", f"{_shown(bus)} is no header I2C bus this firmware "
                   "knows (1 = GPIO 2/3); add more buses as [[gpio.i2c_gpio]] tables")
             return None
@@ -1062,7 +1060,7 @@ def _read_wired(p: _Problems, key: str, table: dict[str, Any], uses: list[_PinUs
         params["port"] = _int(p, f"{key}.port", table.get("port", 1), range(0, 1 << 16),
                               "an I2C bus number (/dev/i2c-N)")
         address = table.get("address", 0x3C)
-        if _is_int(address) and address >> 1 in OLED_ADDRESSES:
+        if is_int(address) and address >> 1 in OLED_ADDRESSES:
             # boards print the 8-bit bus address (7-bit << 1, plus the R/W bit): 0x78, 0x7A
             p.add(f"{key}.address", f"0x{address:02X} is the 8-bit form (with the R/W bit) "
                                     f"of 0x{address >> 1:02X}: write address = "

@@ -48,6 +48,7 @@ from device.session import WINDOW_RACE, GameRecord
 from drivers.clock import Clock
 from drivers.keys import KeyPress
 from drivers.slap import Press, Release
+from drivers.values import is_int, is_number
 
 log = logging.getLogger("partytable")
 
@@ -313,8 +314,8 @@ class Console:
         if value is None:
             return None
         if (isinstance(value, tuple) and len(value) == 2
-                and isinstance(value[0], int) and not isinstance(value[0], bool)
-                and isinstance(value[1], int | float) and not isinstance(value[1], bool)):
+                and is_int(value[0])
+                and is_number(value[1])):
             return (value[0], round(value[1]))
         self._odd(what, value)
         return None

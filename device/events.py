@@ -39,6 +39,7 @@ from types import FrameType
 from typing import Any, Protocol
 
 from drivers.clock import FakeClock
+from drivers.values import is_int, is_number
 
 log = logging.getLogger("partytable")
 
@@ -160,7 +161,7 @@ def event_problem(event: object) -> str | None:
         got = type(value).__name__
         shown = f"{value!r:.40}"
         if want is int:
-            if not isinstance(value, int) or isinstance(value, bool):
+            if not is_int(value):
                 return f"{cls.__name__}.{name} must be an int, got {shown} ({got})"
             if name == "seat" and value < 0:
                 return f"{cls.__name__}.seat must be a seat index (0 or more), got {shown}"
@@ -171,7 +172,7 @@ def event_problem(event: object) -> str | None:
             if not isinstance(value, bool):
                 return f"{cls.__name__}.{name} must be True or False, got {shown} ({got})"
         elif want is float:
-            if not isinstance(value, int | float) or isinstance(value, bool):
+            if not is_number(value):
                 return f"{cls.__name__}.{name} must be a number, got {shown} ({got})"
         elif not isinstance(value, str):
             return f"{cls.__name__}.{name} must be a str, got {shown} ({got})"

@@ -81,6 +81,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.closing import ClosesOnExit
+from drivers.values import is_int
 from engine.core import OptionValue, Seat
 
 log = logging.getLogger("partytable")
@@ -217,7 +218,7 @@ class JournalHeader:
 
     def __post_init__(self) -> None:
         def whole(name: str, value: object) -> int:
-            if isinstance(value, bool) or not isinstance(value, int):
+            if not is_int(value):
                 raise JournalError(f"journal header: {name} must be an integer, got {value!r}")
             return value
 

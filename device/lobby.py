@@ -23,6 +23,7 @@ from device.render.model import LobbyModel
 from device.seats import SeatKind
 from device.session import DEFAULT_STRENGTH, STRENGTHS, strengths_for
 from device.words import seat_name
+from drivers.values import is_int
 
 log = logging.getLogger(__name__)
 
@@ -133,14 +134,14 @@ class LobbyChoices:
                             f"{seat_kinds_text(default.kinds)}")
             kinds, kinds_ok = list(default.kinds), False
         first = obj.get("first", 0)
-        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < len(kinds):
+        if not is_int(first) or not 0 <= first < len(kinds):
             problems.append(f"'first' = {_shown(first)} is not a seat of {len(kinds)}; "
                             "seat 1 opens")
             first = 0
         options = _read_options(obj.get("options", {}), problems)
         strengths = _read_strengths(obj.get("strengths", []), kinds, kinds_ok, problems)
         volume = obj.get("volume")
-        if volume is not None and (isinstance(volume, bool) or not isinstance(volume, int)
+        if volume is not None and (not is_int(volume)
                                    or not 0 <= volume <= MAX_VOLUME):
             problems.append(f"'volume' must be 0 to {MAX_VOLUME}, got {_shown(volume)}; "
                             "the configured volume")

@@ -25,6 +25,7 @@ from device.arbiter import LogEntry, SlapArbiter, SlapDecision, SlapPress, Verdi
 from device.timers import Timer, Timers
 from device.words import seat_name
 from drivers.slap import Press, Release
+from drivers.values import is_int
 
 log = logging.getLogger("partytable")
 
@@ -166,7 +167,7 @@ class SlapRace:
         :data:`FUTURE_NS` after ``now_ns`` or :data:`PAST_NS` before it: a driver fault)
         is one log line and ``None``, never a slap."""
         t = p.t_ns
-        if isinstance(t, bool) or not isinstance(t, int) or not \
+        if not is_int(t) or not \
                 now_ns - PAST_NS <= t <= now_ns + FUTURE_NS:
             log.warning("%s slap ignored: edge time %.40r is not plausible at %d",
                         seat_name(p.seat) if isinstance(p.seat, int) else "?", t, now_ns)

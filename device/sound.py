@@ -40,6 +40,7 @@ from pathlib import Path
 import pygame
 
 from device.config import DEFAULT_VOLUME, MAX_VOLUME
+from drivers.values import is_number
 
 log = logging.getLogger("partytable")
 
@@ -108,7 +109,7 @@ class SoundPlayer:
 
     def set_volume(self, value: object) -> int:
         """Set :attr:`volume` (see there); returns the volume now in force."""
-        if isinstance(value, bool) or not isinstance(value, int | float) \
+        if not is_number(value) \
                 or not math.isfinite(value):
             log.warning("sound: volume %r is not a number 0-%d; it stays %d",
                         value, MAX_VOLUME, self._volume)

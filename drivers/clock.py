@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from typing import Protocol, runtime_checkable
 
+from drivers.values import is_int
+
 __all__ = ["Clock", "FakeClock", "MonotonicClock"]
 
 
@@ -84,6 +86,6 @@ class FakeClock:
 
 def _check_ns(name: str, value: int) -> int:
     """Return ``value`` if it is an ``int`` (not a ``bool``), else raise ``ValueError``."""
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not is_int(value):
         raise ValueError(f"FakeClock: {name} must be an int of nanoseconds, got {value!r}")
     return value

@@ -59,6 +59,7 @@ from drivers.errors import (
     DriverValueError,
 )
 from drivers.pin_factory import resolve_pin_factory
+from drivers.values import is_int
 
 __all__ = [
     "NS_PER_S",
@@ -129,7 +130,7 @@ def pin_label(pin: Pin) -> str:
     >>> pin_label(17), pin_label("BOARD11")
     ('GPIO17', 'BOARD11')
     """
-    if isinstance(pin, int) and not isinstance(pin, bool):
+    if is_int(pin):
         return f"GPIO{pin}"
     return str(pin)
 
@@ -588,7 +589,7 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
         wake: Callable[[], None] | None = None,
     ) -> None:
         for name, value in (("lockout_ns", lockout_ns), ("confirm_ns", confirm_ns)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not is_int(value) or value < 0:
                 raise DriverValueError(
                     device, f"{name} must be an int >= 0 nanoseconds, got {value!r}", seat=seat
                 )
@@ -679,7 +680,7 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
         :meth:`close`).  Raises :class:`DriverValueError` for a ``now_ns`` that is not an
         ``int``; a failure for one button is logged and the others still settle.
         """
-        if not isinstance(now_ns, int) or isinstance(now_ns, bool):
+        if not is_int(now_ns):
             raise DriverValueError(
                 self._device, f"now_ns must be an int of nanoseconds, got {now_ns!r}"
             )
@@ -771,7 +772,7 @@ def drive_at(
         raise DriverValueError(
             f"mock pin {mock!r}", f"is a {type(mock).__name__}, not a gpiozero MockPin"
         )
-    if not isinstance(t_ns, int) or isinstance(t_ns, bool):
+    if not is_int(t_ns):
         raise DriverValueError(
             f"mock pin {mock.info.name}", f"t_ns must be an int of nanoseconds, got {t_ns!r}"
         )
@@ -852,7 +853,7 @@ def fire_edge(pin_factory: Any, pin: Pin, reads: bool, t_ns: int) -> None:
     :func:`edge` does.
     """
     mock = _mock_pin(pin_factory, pin)
-    if not isinstance(t_ns, int) or isinstance(t_ns, bool):
+    if not is_int(t_ns):
         raise DriverValueError(
             f"mock pin {pin_label(pin)}", f"t_ns must be an int of nanoseconds, got {t_ns!r}"
         )

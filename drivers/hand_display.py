@@ -48,7 +48,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeGuard, cast, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import luma.core.error  # type: ignore[import-untyped]
 from luma.core.device import dummy  # type: ignore[import-untyped]
@@ -76,6 +76,7 @@ from drivers.i2c_writer import (
     check_refresh,
     check_retry,
 )
+from drivers.values import is_int
 
 __all__ = [
     "CHIP_SIZES",
@@ -299,7 +300,7 @@ class ChangedOnly:
 
     def contrast(self, level: int) -> None:
         """Set the contrast, ``level`` an ``int`` 0..255; raises DriverValueError outside."""
-        if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 255:
+        if not is_int(level) or not 0 <= level <= 255:
             raise DriverValueError(
                 self.name, f"contrast must be an int 0..255, got {level!r}", seat=self.seat
             )
@@ -709,7 +710,7 @@ def _check(
     seat: int, kind: str, params: Mapping[str, object]
 ) -> tuple[HandDisplayKind, dict[str, object]]:
     """Validate ``kind`` and ``params``; return the kind and the params with defaults."""
-    if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
+    if not is_int(seat) or seat < 0:
         raise DriverValueError(f"OLED {kind}", f"seat must be an int >= 0, got {seat!r}")
     spec = HAND_DISPLAY_KINDS.get(kind)
     if spec is None:
@@ -729,7 +730,7 @@ def _check(
         raise bad(f"unknown parameter {unknown[0]!r} (known: {', '.join(spec.params)})")
     for name in ("width", "height"):
         value = merged[name]
-        if not (_is_int(value) and value > 0):
+        if not (is_int(value) and value > 0):
             raise bad(f"{name} must be a positive int, got {value!r}")
     if merged["rotate"] not in (0, 1, 2, 3) or isinstance(merged["rotate"], bool):
         raise bad(f"rotate must be 0, 1, 2 or 3 (quarter turns), got {merged['rotate']!r}")
@@ -754,7 +755,7 @@ def _check(
         merged["port"] = 1 if bus == "i2c" else 0
     for name in ("port", "device", "dc_pin", "reset_pin"):
         value = merged[name]
-        if not (_is_int(value) and value >= 0):
+        if not (is_int(value) and value >= 0):
             raise bad(f"{name} must be an int >= 0, got {value!r}")
     if bus == "i2c":
         merged["address"] = _address(merged["address"], bad)
@@ -762,10 +763,6 @@ def _check(
         raise bad(f"speed_hz must be one of {', '.join(map(str, SPI_SPEEDS_HZ))}")
     return spec, merged
 
-
-def _is_int(value: object) -> TypeGuard[int]:
-    """True for an ``int`` that is not a ``bool``."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _address(value: object, bad: Callable[[str], DriverValueError]) -> int:
@@ -776,9 +773,9 @@ def _address(value: object, bad: Callable[[str], DriverValueError]) -> int:
             address = int(value, 0)
         except ValueError:
             address = None
-    if _is_int(address) and address in I2C_ADDRESSES:
+    if is_int(address) and address in I2C_ADDRESSES:
         return address
-    shown = f"0x{value:02X}" if _is_int(value) else repr(value)
+    shown = f"0x{value:02X}" if is_int(value) else repr(value)
     raise bad(f"address must be 0x3C or 0x3D, got {shown}")
 
 

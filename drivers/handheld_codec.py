@@ -52,6 +52,7 @@ from cobs import cobs as _cobs  # type: ignore[import-untyped]
 from PIL import Image
 
 from drivers.errors import DriverValueError
+from drivers.values import is_int
 
 __all__ = [
     "CRC_INIT",
@@ -251,7 +252,7 @@ def _fail(problem: str) -> DriverValueError:
 
 def _check_uint(owner: str, name: str, value: object, bits: int) -> None:
     """Raise DriverValueError unless ``value`` is an int (not bool) in 0 .. 2**bits - 1."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << bits:
+    if not is_int(value) or not 0 <= value < 1 << bits:
         raise _fail(f"{owner}.{name} must be an integer 0..{(1 << bits) - 1}, got {value!r}")
 
 
@@ -1144,7 +1145,7 @@ class KeySender:
     def __init__(self, *, boot_id: int, first_seq: int = 0, capacity: int = KEY_QUEUE) -> None:
         _check_uint("KeySender", "boot_id", boot_id, 32)
         _check_uint("KeySender", "first_seq", first_seq, 16)
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or not (
+        if not is_int(capacity) or not (
                 1 <= capacity <= 1024):
             raise _fail(f"KeySender.capacity must be 1..1024, got {capacity!r}")
         self.boot_id = boot_id
@@ -1288,7 +1289,7 @@ class FrameSender:
 
     def __init__(self, *, first_seq: int = 0, resend_ns: int = FRAME_RESEND_NS) -> None:
         _check_uint("FrameSender", "first_seq", first_seq, 16)
-        if isinstance(resend_ns, bool) or not isinstance(resend_ns, int) or resend_ns <= 0:
+        if not is_int(resend_ns) or resend_ns <= 0:
             raise _fail(f"FrameSender.resend_ns must be a positive int, got {resend_ns!r}")
         self._next = first_seq
         self._resend_ns = resend_ns

@@ -78,7 +78,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol
 
 import luma.core.error  # type: ignore[import-untyped]
 from PIL import Image
@@ -87,6 +87,7 @@ from drivers.clock import Clock, MonotonicClock
 from drivers.closing import ClosesOnExit
 from drivers.errors import DeviceUnavailableError, DriverClosedError, DriverError, DriverValueError
 from drivers.frames import check_frame
+from drivers.values import is_int
 
 __all__ = [
     "MAX_RETRY_NS",
@@ -738,9 +739,9 @@ def check_retry(where: str, retry_ns: object, max_retry_ns: object) -> None:
     ...
     drivers.errors.DriverValueError: OLED writer i2c-1: retry_ns must be an int > 0 ns, got 0
     """
-    if not _is_int(retry_ns) or retry_ns <= 0:
+    if not is_int(retry_ns) or retry_ns <= 0:
         raise DriverValueError(where, f"retry_ns must be an int > 0 ns, got {retry_ns!r}")
-    if not _is_int(max_retry_ns) or max_retry_ns < retry_ns:
+    if not is_int(max_retry_ns) or max_retry_ns < retry_ns:
         raise DriverValueError(
             where, f"max_retry_ns must be an int >= retry_ns ({retry_ns}), got {max_retry_ns!r}"
         )
@@ -757,7 +758,7 @@ def check_refresh(where: str, refresh_ns: object) -> None:
     ...
     drivers.errors.DriverValueError: OLED writer i2c-1: refresh_ns must be an int > 0 ns, got -1
     """
-    if not _is_int(refresh_ns) or refresh_ns <= 0:
+    if not is_int(refresh_ns) or refresh_ns <= 0:
         raise DriverValueError(where, f"refresh_ns must be an int > 0 ns, got {refresh_ns!r}")
 
 
@@ -778,10 +779,6 @@ def _noisy_reason(d: QueuedDisplay, drop_outs: int) -> str:
     problem = f"{drop_outs} bus errors in {window_s} s — {advice}"
     return str(DriverError(d.name, problem, seat=d.seat))
 
-
-def _is_int(value: object) -> TypeGuard[int]:
-    """True for an ``int`` that is not a ``bool``."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _one_line(exc: BaseException | str) -> str:

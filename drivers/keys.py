@@ -32,6 +32,7 @@ from typing import Any
 from drivers.errors import DriverValueError, NotWiredError
 from drivers.gpio import EdgeButtonGroup, Pin, Transition
 from drivers.slap import DEFAULT_LOCKOUT_NS
+from drivers.values import is_int
 
 __all__ = [
     "KEY_NAMES",
@@ -86,7 +87,7 @@ class KeyPress:
 
 def _positive_ns(value: object, name: str, seat: int) -> int:
     """``value`` if it is an ``int`` > 0; DriverValueError naming ``name`` otherwise."""
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+    if is_int(value) and value > 0:
         return value
     raise DriverValueError(
         "handheld keys", f"{name} must be an int > 0 nanoseconds, got {value!r}", seat=seat
@@ -127,7 +128,7 @@ class HandKeys(EdgeButtonGroup[str]):
         repeat_interval_ns: int = REPEAT_INTERVAL_NS,
         menu_hold_ns: int = MENU_HOLD_NS,
     ) -> None:
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
+        if not is_int(seat) or seat < 0:
             raise DriverValueError(f"handheld keys for seat {seat!r}", "seat must be an int >= 0")
         super().__init__(lockout_ns, device="handheld keys", seat=seat)
         unknown = sorted(str(key) for key in pins if key not in KEY_NAMES)

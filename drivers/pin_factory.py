@@ -43,6 +43,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 from drivers.errors import DriverValueError, PinFactoryError
+from drivers.values import is_int
 
 __all__ = [
     "HEADER_CHIP_LABELS",
@@ -296,7 +297,7 @@ def _chip_argument(chip: object) -> int | None:
     """``None`` for ``"auto"``, the ``int`` for a chip number; DriverValueError otherwise."""
     if chip == "auto":
         return None
-    if isinstance(chip, int) and not isinstance(chip, bool) and chip >= 0:
+    if is_int(chip) and chip >= 0:
         return chip
     raise DriverValueError(DEVICE, f"chip must be 'auto' or an int >= 0, got {chip!r}")
 

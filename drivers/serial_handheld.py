@@ -143,6 +143,7 @@ from drivers.keys import (
     REPEAT_KEYS,
     KeyPress,
 )
+from drivers.values import is_int
 
 __all__ = [
     "BY_ID_DIR",
@@ -1376,7 +1377,7 @@ class SerialHandhelds(ClosesOnExit):
                                    f"wanted must map seat -> handheld id, got {wanted!r}")
         seen: dict[str, int] = {}
         for seat, ident in wanted.items():
-            if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
+            if not is_int(seat) or seat < 0:
                 raise DriverValueError("serial handhelds",
                                        f"seat must be an int >= 0, got {seat!r}")
             if not isinstance(ident, str) or not ident or any(

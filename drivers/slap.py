@@ -58,6 +58,7 @@ from drivers.gpio import (
     edge,
     mock_pin_factory,
 )
+from drivers.values import is_int
 
 __all__ = [
     "DEFAULT_CONFIRM_NS",
@@ -215,6 +216,6 @@ def _wiring(pins: Mapping[int, Pin]) -> Iterator[tuple[int, Pin, int, str]]:
     when iteration reaches it (the buttons opened before it are then closed).
     """
     for seat, pin in pins.items():
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
+        if not is_int(seat) or seat < 0:
             raise DriverValueError(f"slap button for seat {seat!r}", "seat must be an int >= 0")
         yield seat, pin, seat, "slap button"

@@ -57,6 +57,7 @@ from drivers.errors import (
     DriverClosedError,
     DriverValueError,
 )
+from drivers.values import is_int
 
 if TYPE_CHECKING:
     import pygame
@@ -316,7 +317,7 @@ class TableDisplay(ClosesOnExit):
                 f"table display ({self.mode})",
                 f"size must be (width, height) positive ints, got {size!r}",
             )
-        if not isinstance(lag_ns, int) or isinstance(lag_ns, bool) or lag_ns < 0:
+        if not is_int(lag_ns) or lag_ns < 0:
             raise DriverValueError(
                 f"table display ({self.mode})",
                 f"lag_ns must be an int >= 0 nanoseconds, got {lag_ns!r}",
@@ -592,5 +593,5 @@ def _valid_size(size: object) -> bool:
     return (
         isinstance(size, tuple)
         and len(size) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
+        and all(is_int(v) and v > 0 for v in size)
     )
