@@ -13,7 +13,7 @@
   and so are the windows the rule before RI-5.3/RI-5.4 changed would have let pass.
 
 Every applied action counts as a step (slaps and timeouts included), as RLCard counts
-UNO steps; the architecture's target for the fast path is about 130,000 steps/s here.
+UNO steps; docs/architecture.md's target for the fast path is about 130,000 steps/s here.
 Game setup (the seeded 96-card shuffle and the deal) is inside the timed loop.
 """
 

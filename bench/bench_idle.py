@@ -1,4 +1,4 @@
-"""Idle CPU of the device loop (issue "a loop that truly sleeps"; architecture "Data
+"""Idle CPU of the device loop (issue "a loop that truly sleeps"; docs/architecture.md "Data
 flow": idle means ~0% CPU).
 
 Each figure runs in its own child process for :data:`SECONDS` (at least 20 s) after a

@@ -10,7 +10,7 @@ Measured in one run, per frame (median of ``FRAMES``):
   repainted) + ``display.update(rects)``;
 - both again on a 960x540 subsurface (the simulator's scaled table, smooth-scaled zones).
 
-Numbers are printed, never asserted (``design/architecture.md``, benchmarks).
+Numbers are printed, never asserted (``docs/architecture.md``, benchmarks).
 """
 
 from __future__ import annotations

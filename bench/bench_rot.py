@@ -13,7 +13,7 @@
   2 seats (one random bot).
 
 Every applied action counts as a step (bonus swaps and draws included), as RLCard counts
-UNO steps; the architecture's target for the fast path is about 130,000 steps/s here, and
+UNO steps; docs/architecture.md's target for the fast path is about 130,000 steps/s here, and
 at least 2x the UNO engine measured in the same run.
 Match setup (the seeded 50-card shuffle and the deal) is inside the timed loop.
 """

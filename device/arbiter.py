@@ -1,6 +1,6 @@
 """Slap arbitration: which seat slapped a RIIING! reverse first, fairly.
 
-Implements architecture "Slap arbitration" 1-7 for RI-6.3 (the first seat to slap wins the
+Implements docs/architecture.md "Slap arbitration" 1-7 for RI-6.3 (the first seat to slap wins the
 window), RI-6.5 (a slap while no window is open is a false slap; losing slappers in a window
 are not punished), RI-6.6 (a new window can open right after a resolution) and the wake-up
 race of RI-2.3 (only human seats can win it).  Pure: no I/O, no clock reads, no threads.
@@ -28,7 +28,8 @@ begins.
 
 Input: debounced edges, as :class:`drivers.slap.SlapButtons` posts them (presses and
 releases of a seat alternate; a bounce burst is one press, stamped with its first edge,
-architecture 5).  Debouncing is the driver's job and is not repeated here.
+docs/architecture.md "Slap arbitration" 5).  Debouncing is the driver's job and is not repeated
+here.
 
 Rules, in the order ``press`` applies them:
 
@@ -60,9 +61,9 @@ Rules, in the order ``press`` applies them:
    clock) so callbacks from other lines and threads arrive; when it has passed, ``poll``
    decides: the earliest timestamp wins, even one that arrived later than another seat's.
    Equal timestamps are a tie broken by the injected device RNG (``rng.randrange``); the
-   draw is in the decision and its log entry so a replay is exact (architecture 7).  A
-   press read after the decision is :attr:`Verdict.DECIDED`; if its edge was no later than
-   the winner's it is logged as a ``"late"`` note with its margin (rule 2).
+   draw is in the decision and its log entry so a replay is exact (docs/architecture.md "Slap
+   arbitration" 7).  A press read after the decision is :attr:`Verdict.DECIDED`; if its edge was no
+   later than the winner's it is logged as a ``"late"`` note with its margin (rule 2).
 """
 
 from __future__ import annotations
@@ -80,10 +81,12 @@ Seat = int
 """A seat number, 0..seats-1."""
 
 SETTLE_NS = 5_000_000
-"""Default settle time after the first valid press: 5 ms (architecture "Slap arbitration" 3)."""
+"""Default settle time after the first valid press: 5 ms (docs/architecture.md "Slap arbitration"
+3)."""
 
 STUCK_NS = 3_000_000_000
-"""Default hold time after which a button is reported stuck: 3 s (architecture 5)."""
+"""Default hold time after which a button is reported stuck: 3 s (docs/architecture.md "Slap
+arbitration" 5)."""
 
 GRACE_NS = 1_000_000_000
 """Default grace period after a window closes: 1 s (RI-6.5, RI-6.6).
@@ -184,8 +187,8 @@ class SlapDecision:
     """Who won a window (RI-6.3): the device applies ``slap <seat>``.
 
     ``t_ns``: the winning edge (CLOCK_MONOTONIC ns); ``reaction_ns``: ``t_ns - t0`` in ns,
-    shown on the table (architecture 4).  ``tie``: several seats had exactly this
-    timestamp and the device RNG chose; ``draw`` is then the index it drew
+    shown on the table (docs/architecture.md "Slap arbitration" 4).  ``tie``: several seats had
+    exactly this timestamp and the device RNG chose; ``draw`` is then the index it drew
     (``rng.randrange(len(tied))`` over the tied seats in ascending order), else ``None``.
     ``contenders``: every counted press, earliest first (ties by seat).
     """
@@ -312,7 +315,7 @@ LogEntry = SlapDecision | ButtonNote
 
 class ReplayMismatchError(ValueError):
     """A journaled slap decision does not follow from the device RNG on replay: the journal
-    and the device seed disagree (architecture 7)."""
+    and the device seed disagree (docs/architecture.md "Slap arbitration" 7)."""
 
 
 @dataclass
@@ -359,8 +362,8 @@ class SlapArbiter:
     """The fairness core: turns press edges into one :class:`SlapDecision` per window.
 
     ``seats``: how many seats the table has (1..); ``rng``: the device's own seeded
-    ``random.Random`` (architecture 7), used only to break ties; ``settle_ns``,
-    ``stuck_ns``, ``grace_ns``, ``reaction_floor_ns``: durations in ns (defaults
+    ``random.Random`` (docs/architecture.md "Slap arbitration" 7), used only to break ties;
+    ``settle_ns``, ``stuck_ns``, ``grace_ns``, ``reaction_floor_ns``: durations in ns (defaults
     :data:`SETTLE_NS` 5 ms, :data:`STUCK_NS` 3 s, :data:`GRACE_NS` 1 s,
     :data:`REACTION_FLOOR_NS` 100 ms).  Raises ``ValueError`` for a seat count below 1 or a
     negative duration.  See the module docstring for the rules and the calling order.
@@ -570,8 +573,9 @@ class SlapArbiter:
 
     def replay(self, decision: SlapDecision) -> SlapDecision:
         """Re-make a journaled decision during a replay so the device RNG advances exactly
-        as it did (architecture 7): a tie is drawn again from ``rng``.  Returns the
-        decision; raises :class:`ReplayMismatchError` if the draw or the winner differs."""
+        as it did (docs/architecture.md "Slap arbitration" 7): a tie is drawn again from ``rng``.
+        Returns the decision; raises :class:`ReplayMismatchError` if the draw or the winner
+        differs."""
         t0 = decision.t_ns - decision.reaction_ns
         remade = self._decide({c.seat: c.t_ns for c in decision.contenders}, t0)
         if remade != decision:

@@ -1,5 +1,5 @@
 """The device's config file: one TOML file read into frozen dataclasses and validated before
-any hardware is touched (architecture.md "Configuration"; style.md "Config").
+any hardware is touched (docs/architecture.md "Configuration"; docs/style.md "Config").
 
 Where it comes from (:func:`find_config`): ``--config FILE``, else
 ``/etc/partytable/config.toml`` if present, else the bundled ``device/config.toml`` (a 4-seat
@@ -38,7 +38,7 @@ The schema (every key; ``=`` a default, ``*`` required)::
         spi:        port = 0 (SPI0), device = 0 (CE0 | 1 = CE1), dc_pin*, rst_pin*
       serial:       id* (a /dev/serial/by-id name or the handheld's HELLO id)
 
-Facts it rests on (hardware-facts.md): BCM 0/1 are the HAT ID EEPROM pins; I2C1 takes 2/3,
+Facts it rests on (docs/hardware-facts.md): BCM 0/1 are the HAT ID EEPROM pins; I2C1 takes 2/3,
 which leaves 24 free lines in 2..27, and a wired seat takes 5 (slap + 4 keys), so at most 4
 wired seats fit ("Pin budget"); an SSD1306/SH1106 answers only on 0x3C/0x3D ("luma.oled"); the
 kernel's i2c-mux overlay makes one ``/dev/i2c-N`` per mux channel with N chosen at boot, so a
@@ -137,7 +137,7 @@ HEADER_POWER: dict[int, str] = {
 """Header pin -> supply (the 12 header pins that are no GPIO)."""
 
 ID_EEPROM_PINS = (0, 1)
-"""BCM 0/1: the HAT ID EEPROM's ID_SD/ID_SC, reserved (hardware-facts.md "Pin budget")."""
+"""BCM 0/1: the HAT ID EEPROM's ID_SD/ID_SC, reserved (docs/hardware-facts.md "Pin budget")."""
 
 FIRST_PIN, LAST_PIN = 2, 27
 """The BCM lines a seat may use: 2..27 on the header."""
@@ -162,7 +162,7 @@ I2C_GPIO_BUS_NUMBERS = range(3, 10)
 HDMI/camera buses on some models)."""
 
 OLED_ADDRESSES = (0x3C, 0x3D)
-"""The only addresses an SSD1306/SH1106 answers on (the SA0 jumper; hardware-facts.md)."""
+"""The only addresses an SSD1306/SH1106 answers on (the SA0 jumper; docs/hardware-facts.md)."""
 
 MUX_ADDRESSES = range(0x70, 0x78)
 
@@ -228,7 +228,7 @@ class ConfigError(ValueError):
 @dataclass(frozen=True, slots=True)
 class DisplayConfig:
     """``[display]``: the SDL video ``driver`` and the TV's own ``lag_ms`` (float ms, >= 0),
-    added to each slap window's t0 (architecture "Slap arbitration" 1)."""
+    added to each slap window's t0 (docs/architecture.md "Slap arbitration" 1)."""
 
     driver: str = "kmsdrm"
     lag_ms: float = 0.0

@@ -12,7 +12,7 @@
 handheld ``KeyPress``, a handheld gone or back, quit, redraw, abandon) to the flow or the
 seat; :meth:`Console.render` builds the :class:`device.render.model.TableModel` (public
 information only) and presents it with every hand screen.  After the flip that shows a new
-slap window, the window starts at that flip's time (architecture "Slap arbitration" 1).
+slap window, the window starts at that flip's time (docs/architecture.md "Slap arbitration" 1).
 
 Times are CLOCK_MONOTONIC nanoseconds from the injected clock (``clock.now_ns()``).
 """

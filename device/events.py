@@ -5,9 +5,9 @@ Driver events (``drivers.slap.Press``, ``drivers.keys.KeyPress`` ...) travel as 
 this module adds the events the device itself makes (keys read from SDL, quit, redraw,
 abandon, a handheld gone or back, a handheld's screen noisy or quiet, a driver's wake-up).
 
-The device's queue is its own (architecture "Data flow"): SDL is not the queue, because
+The device's queue is its own (docs/architecture.md "Data flow"): SDL is not the queue, because
 pygame-ce's ``event.wait`` and SDL's own wait poll every millisecond on KMSDRM
-(``hardware-facts.md`` "Idle cost").
+(``docs/hardware-facts.md`` "Idle cost").
 
 - :class:`DeviceQueue`: a ``queue.SimpleQueue``; ``wait`` blocks in a real sleep (a lock
   acquire with a timeout) until an event arrives or the deadline passes.
@@ -337,7 +337,7 @@ def hang_on_signal(environ: Mapping[str, str] | None = None) -> signal.Signals |
     any case), that signal makes the main thread stop for good: its handler logs one line,
     then sleeps in a loop and never returns, so the device loop sends no more
     ``WATCHDOG=1`` and systemd's ``WatchdogSec=`` kills (SIGABRT) and restarts the service
-    (hardware-facts.md, "systemd notify"; ``systemd/partytable.service``).
+    (docs/hardware-facts.md, "systemd notify"; ``systemd/partytable.service``).
 
     Logs one line when armed.  Returns the armed signal, or ``None`` when unset, or when the
     name is no signal Python can catch here (SIGKILL, SIGSTOP) or one the console needs

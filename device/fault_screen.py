@@ -2,7 +2,7 @@
 a driver that cannot be opened (the one line goes on the TV, not only into the journal,
 since a party has no terminal to read).
 
-The picture is drawn for a room, not a terminal (design/screens.md: the TV is read from 1-3 m,
+The picture is drawn for a room, not a terminal (docs/screens.md: the TV is read from 1-3 m,
 often at an angle; text in words; pygame's default font only): on the 1920x1080 logical frame
 an orange band with the title in 110 px lines, the file or part it is about (60 px), the
 problem itself wrapped in 84 px lines (up to 5), how many more problems there are and the
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from drivers.table_display import TableDisplay
 
 LOGICAL = (1920, 1080)
-"""The frame the layout is made for (screens.md, "Table display"), px."""
+"""The frame the layout is made for (docs/screens.md, "Table display"), px."""
 
 MARGIN = 110
 """Left and right margin, logical px."""

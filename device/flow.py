@@ -1,4 +1,4 @@
-"""The game flow (architecture "Game flow"): lobby -> wake-up race -> play -> game over ->
+"""The game flow (docs/architecture.md "Game flow"): lobby -> wake-up race -> play -> game over ->
 lobby, as :class:`device.phase.Phase`.
 
 :class:`GameFlow` owns the phase, the lobby, the game session
@@ -85,7 +85,7 @@ class Timing:
     """The flow's timing knobs (ns unless named otherwise).
 
     ``bot_move_ns``: how long a computer player waits before a move, so people can follow
-    (architecture "Modes": about a second); ``wakeup_ns``: the wake-up race's limit (10 s,
+    (docs/architecture.md "Modes": about a second); ``wakeup_ns``: the wake-up race's limit (10 s,
     RI-2.3); ``gameover_ns``: how long the results stay before the lobby returns (0: until a
     key); ``round_ns``: how long a round's end stays on the TV before play goes on (0: not
     at all); ``resume_ns``: how long a game restored after a power cut waits on the TV before

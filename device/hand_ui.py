@@ -3,7 +3,7 @@ state machine's interface (:class:`HandComposer`).
 
 A game's plugin (``device.games.<game>``) gives one :class:`HandComposer` per seat
 (``plugin.hand(seat)``).  It turns that seat's engine view and the presses of its four keys
-(:class:`Key`) into action texts spelled exactly as ``design/notation.md`` (and
+(:class:`Key`) into action texts spelled exactly as ``docs/notation.md`` (and
 ``view.legal``) spell them.  It is pure logic: no I/O, no clock, no randomness.  What the
 128x64 OLED shows is a frozen :class:`HandScreenModel` (:meth:`HandComposer.screen`),
 drawn by ``device.render.hand``.
@@ -33,10 +33,10 @@ from device.phase import Phase
 from device.words import seat_name
 
 VISIBLE_TILES = 5
-"""How many card tiles the 128x64 strip shows at once (22 px wide each, screens.md)."""
+"""How many card tiles the 128x64 strip shows at once (22 px wide each, docs/screens.md)."""
 
 PROMPT_CHARS = 21
-"""About how many characters the prompt line holds (screens.md); the renderer cuts the
+"""About how many characters the prompt line holds (docs/screens.md); the renderer cuts the
 rest, so prompts are written to fit."""
 
 NEW_GAME_LINE = "SEL: new game"
@@ -44,7 +44,7 @@ NEW_GAME_LINE = "SEL: new game"
 
 
 class Key(enum.Enum):
-    """The handheld's four keys (architecture: wired/serial handheld)."""
+    """The handheld's four keys (docs/architecture.md "The hardware")."""
 
     LEFT = "left"
     RIGHT = "right"

@@ -1,9 +1,9 @@
 """The game database: every game the console plays, on SQLite, safe against power cuts
-(architecture "Persistence and power loss").
+(docs/architecture.md "Persistence and power loss").
 
 A game is its header (game name, seats, seed, options, first seat, device seed, seat kinds:
 :class:`JournalHeader`) plus its records in order: the applied engine actions (notation
-text, ``design/notation.md``) and the device's decisions (slap decisions with their tie
+text, ``docs/notation.md``) and the device's decisions (slap decisions with their tie
 draws, stuck buttons, late arrivals: :class:`DecisionRecord`).  Replaying the actions from
 ``engine.new(seats, seed, options, first)`` gives back the exact position after a power
 cut; every device draw is seeded from the game's device seed and the action count

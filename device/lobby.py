@@ -398,7 +398,7 @@ def board_rows(label: str, value: str) -> list[tuple[str, str, str]]:
     entry of ``value`` (split at :data:`BOARD_ENTRY_GAP`), ``label`` on the first and
     ``""`` on the rest, so every entry is drawn at the rows' full size
     (``device.render.zones.LobbySpec.TEXT_PX``: a whole list in one row was shrunk to
-    40 px and cut, unreadable at 480x270; ``design/screens.md``).  An empty ``value`` is
+    40 px and cut, unreadable at 480x270; ``docs/screens.md``).  An empty ``value`` is
     one row with the label alone.
 
     >>> board_rows("Games won", "Seat 1: 3  Seat 2: 1")

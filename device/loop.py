@@ -1,4 +1,4 @@
-"""The device loop (architecture "Data flow"), after Klipper's reactor: one thread owns all
+"""The device loop (docs/architecture.md "Data flow"), after Klipper's reactor: one thread owns all
 state; it blocks on the device's queue until the next deadline, handles what arrived, runs
 what is due, and draws what changed.  Nothing in it sleeps or polls.
 

@@ -1,6 +1,6 @@
 """``python -m device``: start the console.
 
-Modes (architecture "Modes of the same program"):
+Modes (docs/architecture.md "Modes of the same program"):
 
 - ``--sim``: one window with the table scene, every seat's hand screen as an OLED and the
   key map; where no display exists it falls back to the headless game (one line says so).

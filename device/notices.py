@@ -1,5 +1,5 @@
-"""The TV's notices: the lines a party must see on the banner strip (screens.md: errors in
-words on the TV, style.md "Errors a party must see go on the TV"), one list of values drawn
+"""The TV's notices: the lines a party must see on the banner strip (docs/screens.md: errors in
+words on the TV, docs/style.md "Errors a party must see go on the TV"), one list of values drawn
 with one join.
 
 A :class:`Notice` is a line of text and how long it lives: until a moment (``until_ns``,

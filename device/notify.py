@@ -8,7 +8,7 @@ TV), ``WATCHDOG=1`` (the main loop is alive), ``STOPPING=1`` (shutting down on S
 ``WatchdogSec=`` in microseconds; the keep-alive goes every half of it, timed on the
 monotonic clock (a Pi without an RTC steps its wall clock at boot).  This is the small
 dependency-free approach systemd documents (``man/notify-selfcontained-example.py``);
-hardware-facts.md, "systemd notify".
+docs/hardware-facts.md, "systemd notify".
 
 Outside systemd (``NOTIFY_SOCKET`` unset: the simulator, a builder's terminal, tests) every
 call is a no-op.  Nothing here raises and nothing blocks: the socket is non-blocking (a

@@ -1,4 +1,4 @@
-"""The game flow's phases (architecture "Game flow"): lobby -> wake-up race -> play ->
+"""The game flow's phases (docs/architecture.md "Game flow"): lobby -> wake-up race -> play ->
 game over -> lobby; from the lobby, the "How to play" pages and back.
 
 A :class:`Phase` is a ``StrEnum``: ``Phase.PLAY == "play"``, so screens and logs may use

@@ -5,7 +5,7 @@ seconds down, then it goes on by itself.
 
 :class:`RestoreOffer` is the part the game flow holds: whether a restored game is held,
 the TV's notice with the whole seconds left (redrawn by a loop timer at each whole second,
-architecture "Data flow": nothing polls), the moment the time is up, and what the console
+docs/architecture.md "Data flow": nothing polls), the moment the time is up, and what the console
 was started with (the command line's lobby choices and seed), which come back when the
 party declines.  The flow does the game's side (going on, ending the declined game).
 

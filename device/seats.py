@@ -1,4 +1,4 @@
-"""The seats at the table (architecture "The hardware": a seat has a slap button and exactly
+"""The seats at the table (docs/architecture.md "The hardware": a seat has a slap button and exactly
 one handheld).
 
 - :class:`Handheld`: one seat's handheld — its display (a luma device: a wired OLED, the
@@ -28,7 +28,7 @@ log = logging.getLogger("partytable")
 
 RETRY_NS = 1_000_000_000
 """How often a gone handheld's display is tried again: once a second (every re-open of a
-luma device registers an ``atexit`` hook, hardware-facts.md: rate-limit them)."""
+luma device registers an ``atexit`` hook, docs/hardware-facts.md: rate-limit them)."""
 
 
 class SeatKind(StrEnum):

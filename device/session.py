@@ -1,5 +1,5 @@
 """The game session: one game being played — its plugin, position, seat kinds, computer
-players, device RNG, journal and record (architecture "Persistence and power loss").
+players, device RNG, journal and record (docs/architecture.md "Persistence and power loss").
 
 Exact resume.  Every device draw (a computer player's choice, its slap reaction time, a
 tie-break) comes from an RNG seeded from the game's device seed, the number of actions
@@ -76,8 +76,8 @@ def strengths_for(kinds: Sequence[str], strengths: Sequence[str]) -> tuple[str, 
 
 
 def device_seed_of(game_seed: int) -> int:
-    """The device RNG's seed for a game (ties, computer players; architecture 7), kept
-    apart from the position's shuffle seed."""
+    """The device RNG's seed for a game (ties, computer players; docs/architecture.md "Slap
+    arbitration" 7), kept apart from the position's shuffle seed."""
     return (game_seed ^ 0x5EED5EED) & 0xFFFFFFFF
 
 

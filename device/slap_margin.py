@@ -1,7 +1,7 @@
 """The slap margin on the TV: a RIIING! window's winner by how much over the runner-up
 ("Seat 2 slapped in 212 ms, by 12 ms over Seat 4": fast hands celebrated).
 
-The arbiter decides a window a settle time after the first counted press (architecture
+The arbiter decides a window a settle time after the first counted press (docs/architecture.md
 "Slap arbitration" 3; ``RaceTiming.settle_ns``, 25 ms), so the presses it counted rarely
 include a person who lost by 80 ms: that press arrives after the decision and the arbiter
 calls it :attr:`device.arbiter.Verdict.LOSING` (RI-6.5: a losing slapper, never punished).

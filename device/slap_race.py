@@ -1,4 +1,4 @@
-"""The slap race: the arbiter's choreography for one table (architecture "Slap
+"""The slap race: the arbiter's choreography for one table (docs/architecture.md "Slap
 arbitration"; RI-2.3 the wake-up race, RI-6.2-6.6 RIIING! windows).
 
 :class:`SlapRace` opens a window when the game flow says a reverse shows (or the wake-up
@@ -43,11 +43,11 @@ class RaceTiming:
     """The slap race's knobs.
 
     ``settle_ns``: how long after the first counted press the arbiter waits for other
-    callbacks (architecture 3): 25 ms here, above the 5 ms the architecture names, because
-    ``make bench``'s fairness figure shows that the arbiter is exact only for callbacks that
-    arrive within the settle time (callbacks 0-20 ms late: 68% right with 5 ms, 100% with
-    25 ms), and 25 ms more before the TV names the winner is not something a person sees;
-    ``mean_ms``/``sd_ms``/``floor_ms``: computer players'
+    callbacks (docs/architecture.md "Slap arbitration" 3): 25 ms here, above the 5 ms
+    docs/architecture.md names, because ``make bench``'s fairness figure shows that the arbiter is
+    exact only for callbacks that arrive within the settle time (callbacks 0-20 ms late: 68% right
+    with 5 ms, 100% with 25 ms), and 25 ms more before the TV names the winner is not something a
+    person sees; ``mean_ms``/``sd_ms``/``floor_ms``: computer players'
     reaction times, a normal distribution cut at the floor — by default a mean of 500 ms
     with a floor of 320 ms, well above a fast person's 200 ms, so a typical person wins
     most windows; ``release_ns``: how long a computer's virtual button stays down (120 ms).
@@ -203,8 +203,9 @@ class SlapRace:
 
     def _arm_settle(self) -> None:
         """One timer at the arbiter's next deadline: the settle time's end, or the moment
-        a held button becomes stuck (architecture 5).  Re-armed after every press, release
-        and poll, the decision included: a winner who keeps holding is still reported."""
+        a held button becomes stuck (docs/architecture.md "Slap arbitration" 5).  Re-armed after
+        every press, release and poll, the decision included: a winner who keeps holding is still
+        reported."""
         if self._settle is not None:
             self._settle.cancel()
             self._settle = None

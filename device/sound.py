@@ -1,5 +1,5 @@
-"""The console's sound cues through ``pygame.mixer`` (architecture "Hardware": the speaker,
-HDMI or 3.5 mm): :class:`SoundPlayer` plays ``device/sounds/<cue>.wav`` for each cue the
+"""The console's sound cues through ``pygame.mixer`` (docs/architecture.md "The hardware": the
+speaker, HDMI or 3.5 mm): :class:`SoundPlayer` plays ``device/sounds/<cue>.wav`` for each cue the
 flow gives (``device.flow.CUES``: a RIIING! window opens, a slap wins it, a card is laid, a
 card is drawn, an action is refused, a round is won, a game is won).
 

@@ -1,4 +1,4 @@
-"""The words every screen of the device uses for the same things (screens.md: text in words,
+"""The words every screen of the device uses for the same things (docs/screens.md: text in words,
 not only symbols): seat names counted from 1, and one line from one action's event lines.
 
 A game's own words (its symbols, its cards) live in its plugin folder
@@ -61,7 +61,7 @@ def margin_words(ms: int) -> str:
     """A slap margin in whole milliseconds (``ms``: the runner-up's reaction minus the
     winner's, rounded, ``device.slap_margin.MarginWatch.shown``) in words: ``"by 12 ms"``;
     ``"by less than 1 ms"`` for 0 (two presses within half a millisecond: the edges are
-    stamped by the kernel in its IRQ handler, hardware-facts.md "gpiozero and slap
+    stamped by the kernel in its IRQ handler, docs/hardware-facts.md "gpiozero and slap
     timestamps", so 0 means "under 1 ms", not "none"), and for a negative value (never made
     by the watch; said the same, no error).
     The one wording of the TV's top line (``device.flow``) and the result box (RI-6.3).

@@ -1,7 +1,7 @@
 """partytable's hardware drivers: one module per hardware kind, no game knowledge.
 
 Each kind has a real backend and a test/simulator backend behind the same interface
-(architecture.md, "Layers" and "Seams"); ``drivers`` imports nothing from ``engine`` or
+(docs/architecture.md, "Layers" and "Seams"); ``drivers`` imports nothing from ``engine`` or
 ``device``.  All times are ``int`` CLOCK_MONOTONIC nanoseconds.
 
 =====================  ============================================  =========================

@@ -1,7 +1,7 @@
 """Clocks: the one source of "now" for the device loop and the drivers that need it.
 
 Every time is an ``int`` of CLOCK_MONOTONIC nanoseconds, the clock of the kernel's GPIO edge
-timestamps (hardware-facts.md, "gpiozero and slap timestamps"), so an edge time and a flip
+timestamps (docs/hardware-facts.md, "gpiozero and slap timestamps"), so an edge time and a flip
 time can be subtracted directly.  Never the wall clock: a Pi without an RTC steps it at boot.
 """
 

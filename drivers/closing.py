@@ -1,6 +1,6 @@
 """One context-manager mixin for every driver with an explicit, idempotent ``close()``.
 
-style.md, "drivers/": explicit, idempotent ``close()`` and context managers; no ``__del__``,
+docs/style.md, "drivers/": explicit, idempotent ``close()`` and context managers; no ``__del__``,
 no per-object ``atexit``.  A driver class subclasses :class:`ClosesOnExit` and defines
 ``close()``; ``with Driver(...) as d:`` then returns the driver itself and closes it on the
 way out, whether the block ends or raises.

@@ -72,7 +72,7 @@ class PinFactoryError(DeviceUnavailableError):
     Raised by :mod:`drivers.pin_factory` (and by the button drivers, which use it) when the
     only factory whose edge ticks are the kernel's edge times, gpiozero's ``LGPIOFactory``,
     cannot be built, or when a caller hands over a factory whose ticks are not edge times
-    (hardware-facts.md, "gpiozero falls back silently").  ``device`` is ``"GPIO"``; the
+    (docs/hardware-facts.md, "gpiozero falls back silently").  ``device`` is ``"GPIO"``; the
     message names the cause and the fix, e.g. ``"GPIO: lgpio is not installed: pip install
     lgpio"``.  A :class:`DeviceUnavailableError`, so callers catching that still catch it.
     """

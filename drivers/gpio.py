@@ -1,6 +1,6 @@
 """GPIO plumbing shared by slap buttons and handheld keys, and the MockFactory seam.
 
-Five pieces, none of them game-aware (hardware-facts.md, "gpiozero and slap timestamps"):
+Five pieces, none of them game-aware (docs/hardware-facts.md, "gpiozero and slap timestamps"):
 
 - :class:`EdgeButton`: a gpiozero input device (pull-up, ``bounce_time=None``) that hands
   every edge to a callback with the edge's own timestamp.  gpiozero delivers an edge as
@@ -180,7 +180,7 @@ class EdgeButton(DigitalInputDevice):  # type: ignore[misc]
 
     An exception from ``on_edge`` or from gpiozero's handling is caught and logged, never
     passed on: lgpio's single callback thread would die of it, and with it every button
-    (hardware-facts.md, "An exception in a callback kills every button").
+    (docs/hardware-facts.md, "An exception in a callback kills every button").
 
     It is ``gpiozero.Button`` without ``HoldMixin`` (``Button`` = ``HoldMixin`` +
     ``DigitalInputDevice``; ``_pin_changed`` is ``DigitalInputDevice``'s): ``Button`` starts
@@ -277,11 +277,11 @@ within a tenth of a second."""
 class EdgeDebouncer:
     """Debounce one button from its own believed state and edge timestamps alone.
 
-    hardware-facts.md, "The edge's level is not trustworthy on a bouncing contact": for a
+    docs/hardware-facts.md, "The edge's level is not trustworthy on a bouncing contact": for a
     both-edges request the kernel stamps an edge in the hard IRQ but reads the line's level
     later (``gpiolib-cdev.c`` ``edge_irq_thread``), so on a bouncing contact the first event
     can carry the wrong level.  So the direction of a change comes from here, not from the
-    event; architecture.md, "Slap arbitration" item 5 gives the lockout (30 ms by default in
+    event; docs/architecture.md, "Slap arbitration" item 5 gives the lockout (30 ms by default in
     the drivers).
 
     ``lockout_ns``: ``int`` nanoseconds; ``down``: the believed line state (True = pressed;
@@ -758,7 +758,7 @@ def drive_at(
     but with ticks ``t_ns / 1e9`` instead of ``time.monotonic()``, then calls
     ``PiPin._call_when_changed(ticks, state)``, so gpiozero's handler chain
     (``DigitalInputDevice._pin_changed``, as in ``Button``) runs exactly as with lgpio's
-    kernel timestamps (hardware-facts.md, "Tests").  ``reads``: the level the event carries
+    kernel timestamps (docs/hardware-facts.md, "Tests").  ``reads``: the level the event carries
     (True = high), default ``level``; pass the other one to play the kernel's late read of
     a bouncing contact (the line still ends at ``level``); ``deliver=False`` moves the line
     and fires nothing, for a callback lgpio hands over late (then :func:`fire_edge`).
@@ -833,7 +833,7 @@ def edge(
     (the buttons are wired to GND with the pull-up), False lets it go high; ``t_ns``: the
     edge's ``int`` CLOCK_MONOTONIC nanoseconds; ``reads``: whether the event *says* pressed,
     default ``pressed`` -- pass ``not pressed`` for a wrong-level event, as the kernel's late
-    read of a bouncing contact gives (hardware-facts.md); ``deliver=False``: move the line
+    read of a bouncing contact gives (docs/hardware-facts.md); ``deliver=False``: move the line
     only and deliver the event later with :func:`fire_edge`.  The button's handlers run
     synchronously in the calling thread (see :func:`drive_at`).  Raises
     :class:`DriverValueError` if ``pin_factory`` is not a mock factory, ``pin`` is not a pin

@@ -1,7 +1,7 @@
 """Hand screens: every handheld display is a luma device.
 
 A luma device is "a thing you give a PIL image to": ``display(image)``, ``width``,
-``height``, ``size``, ``mode`` (architecture.md, "Seams").  :func:`open_hand_display` builds
+``height``, ``size``, ``mode`` (docs/architecture.md, "Seams").  :func:`open_hand_display` builds
 one from a kind name and its parameters (the config's table), from :data:`HAND_DISPLAY_KINDS`:
 
 =========  ==============================================================================
@@ -20,7 +20,7 @@ sh1106     luma.oled SH1106 128x64 OLED; the same params as ssd1306.
 =========  ==============================================================================
 
 Opened devices get ``persist = True`` so luma's exit hook does not blank them.  luma's
-SSD1306/SH1106 resend the whole ~1 KiB frame on every ``display()`` (hardware-facts.md,
+SSD1306/SH1106 resend the whole ~1 KiB frame on every ``display()`` (docs/hardware-facts.md,
 "luma.oled"; about 23 ms per frame at 400 kHz I2C), so wrap each in :class:`ChangedOnly`,
 which sends a frame only when the image changed.
 
@@ -33,7 +33,7 @@ transfer on the caller's thread (23 ms per frame at 400 kHz I2C) and raises when
 fails; fine for dummy screens and tools.  The console opens its wired OLEDs through
 :class:`HandDisplays` instead: one writer thread per I2C bus / SPI port
 (:mod:`drivers.i2c_writer`), so ``display()`` returns at once and never runs a transfer on
-the loop thread before the table's flip (hardware-facts.md, "luma.oled"); a display that
+the loop thread before the table's flip (docs/hardware-facts.md, "luma.oled"); a display that
 is missing or fails is reported through ``on_gone(seat, reason)`` once, retried at a
 bounded rate, rebuilt (its init sequence sent again) and reported through
 ``on_back(seat)`` when it answers again; every present one is refreshed every few seconds
@@ -493,7 +493,7 @@ class HandDisplays(ClosesOnExit):
 class _OledLink:
     """How a writer reaches one ssd1306/sh1106 (a :class:`drivers.i2c_writer.PanelLink`).
 
-    Keeps one serial interface for every rebuild (hardware-facts.md, "luma.oled": recover
+    Keeps one serial interface for every rebuild (docs/hardware-facts.md, "luma.oled": recover
     by building the luma device anew on the same serial interface); one it opened itself
     is dropped and reopened only when the bus node itself fails (not a chip's NAK).  The
     luma device is built on a :class:`_Recorder` around it, which keeps the command blocks

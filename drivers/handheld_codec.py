@@ -2,7 +2,7 @@
 
 The datasheet is ``hardware/handheld/PROTOCOL.md``; this module is its executable half and a
 test checks every wire example in the document against it.  It does no I/O, starts no thread
-and reads no clock (style.md, drivers: "a pure codec module ... and a thin link thread", the
+and reads no clock (docs/style.md, drivers: "a pure codec module ... and a thin link thread", the
 habit of Klipper's ``klippy/msgproto.py``): the link thread that owns the pyserial port feeds
 it bytes and passes times in.
 
@@ -121,7 +121,7 @@ SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (1,)
 """Every protocol version this codec can speak, ascending."""
 
 WIDTH: Final = 128
-"""Screen width in pixels: an SSD1306/SH1106 128x64 OLED (architecture.md, hardware)."""
+"""Screen width in pixels: an SSD1306/SH1106 128x64 OLED (docs/architecture.md, hardware)."""
 
 HEIGHT: Final = 64
 """Screen height in pixels."""

@@ -1,21 +1,21 @@
 """Wired OLED writers: one thread per I2C bus (or SPI port) sends each display's newest frame.
 
-Why (hardware-facts.md, "luma.oled"): luma's ``display()`` runs the whole transfer on the
+Why (docs/hardware-facts.md, "luma.oled"): luma's ``display()`` runs the whole transfer on the
 calling thread, about 23 ms per 128x64 frame at 400 kHz I2C (92 ms at 100 kHz), and every
 display on a bus shares that bus time.  Run on the device loop before the table's flip, it
-would push the flip, and so the slap window's ``t0``, back by that much (architecture.md,
+would push the flip, and so the slap window's ``t0``, back by that much (docs/architecture.md,
 "Slap arbitration" item 1: "Hand screens are written off the loop thread").  So a
 :class:`BusWriter` owns one bus: :meth:`QueuedDisplay.display` stores the frame and returns
 at once; the writer's thread sends the newest frame of each display on its bus, in turn.  A
 frame that is replaced before the writer took it is dropped (``frames_dropped``); a frame
 equal to the one already given is skipped (``frames_skipped``; luma's SSD1306/SH1106 resend
-the whole ~1 KiB on every ``display()``, hardware-facts.md).
+the whole ~1 KiB on every ``display()``, docs/hardware-facts.md).
 
 A display's :class:`DisplayState`: ``OPENING`` (not tried yet), ``PRESENT``, ``GONE``.
 
 - A display that cannot be reached when it is first tried (no ``/dev/i2c-N``, no chip
   answering) or that fails mid-frame (luma's I2C ``data()`` raises a plain ``OSError``,
-  errno 121 or 5; hardware-facts.md) becomes ``GONE``: ``on_gone(seat, reason)`` is called
+  errno 121 or 5; docs/hardware-facts.md) becomes ``GONE``: ``on_gone(seat, reason)`` is called
   once, ``reason`` one line naming seat, controller, bus, port and address and the fix,
   e.g. ``"seat 3 OLED ssd1306 at i2c-4 0x3C: not found — check its cable, ..."``.
 - A gone display is tried again at a bounded rate: ``retry_ns`` after the failure (1 s),
@@ -24,7 +24,7 @@ A display's :class:`DisplayState`: ``OPENING`` (not tried yet), ``PRESENT``, ``G
   luma device built anew on the same serial interface (:meth:`PanelLink.build`): a panel
   that lost power needs its init sequence (charge pump, display on) again, which luma sends
   only in the constructor, and every construction registers another ``atexit`` hook in
-  luma that is never released (hardware-facts.md).  Probing first means an unplugged
+  luma that is never released (docs/hardware-facts.md).  Probing first means an unplugged
   display costs one small bus write per try and no construction at all.
 - When it answers again, the newest frame is sent whole, then ``on_back(seat)`` is called.
 
@@ -68,7 +68,7 @@ retries, refreshes and the noisy window with a :class:`~drivers.clock.FakeClock`
 sleeping.
 
 Explicit, idempotent :meth:`BusWriter.close` (joins the thread); no ``__del__``, no
-``atexit`` of our own (style.md, "drivers/").
+``atexit`` of our own (docs/style.md, "drivers/").
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Handheld keys on GPIO: the wired handheld's left, right, select and back keys.
 
 Each key is a push switch from a GPIO line to GND, read through gpiozero with the internal
-pull-up, exactly like a slap button (architecture.md, "The hardware").  Presses are
+pull-up, exactly like a slap button (docs/architecture.md, "The hardware").  Presses are
 reported as :class:`KeyPress` with the edge's own timestamp; releases post nothing.
 
 Debounce: the same belief-and-lockout debouncer as the slap buttons
 (:class:`drivers.gpio.EdgeDebouncer`, default 30 ms; the edge's level is not trusted,
-hardware-facts.md), not gpiozero's ``bounce_time``.  Fairness does not hang on keys, but
+docs/hardware-facts.md), not gpiozero's ``bounce_time``.  Fairness does not hang on keys, but
 one debounce rule for every switch keeps the behaviour identical on lgpio, on the
 simulator's mock pins (``MockPin`` ignores ``bounce_time``) and in tests.
 
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 KEY_NAMES: tuple[str, ...] = ("left", "right", "select", "back")
-"""The handheld's keys, in the order screens.md lists them."""
+"""The handheld's keys, in the order docs/screens.md lists them."""
 
 REPEAT_KEYS: tuple[str, ...] = ("left", "right")
 """The keys that auto-repeat while held (moving a cursor along a hand or a menu)."""

@@ -1,19 +1,19 @@
 """The GPIO pin factory, built explicitly: gpiozero's ``LGPIOFactory`` on the header's chip.
 
-Slaps are decided by edge timestamps (architecture.md, "Slap arbitration"), and only one
+Slaps are decided by edge timestamps (docs/architecture.md, "Slap arbitration"), and only one
 gpiozero pin factory hands a device the kernel's edge time: ``LGPIOFactory``, whose ticks
 are the CLOCK_MONOTONIC time the GPIO character device stamped in its interrupt handler.
 ``rpigpio`` and ``native`` stamp ``time.monotonic()`` when the Python callback runs, and
 ``pigpio`` gives 32-bit microsecond ticks that wrap every 71.6 minutes.  With no factory,
 gpiozero tries lgpio and, on *any* exception, silently falls back to those with only a
-``PinFactoryFallback`` warning (hardware-facts.md, "gpiozero falls back silently"), so a
+``PinFactoryFallback`` warning (docs/hardware-facts.md, "gpiozero falls back silently"), so a
 missing module or a wrong chip number would quietly make every slap unfair.
 
 This module therefore never lets gpiozero choose:
 
 - :func:`open_pin_factory` builds ``LGPIOFactory(chip=N)`` with ``N`` found by the chip's
   label (``pinctrl-rp1`` on a Pi 5, ``pinctrl-bcm2711`` on a Pi 4, ``pinctrl-bcm2835``
-  before; hardware-facts.md, "Chip numbering moves"), and turns every way that fails into
+  before; docs/hardware-facts.md, "Chip numbering moves"), and turns every way that fails into
   one :class:`~drivers.errors.PinFactoryError` line naming the cause and the fix.  The
   label is the one the GPIO character device reports (``GPIO_GET_CHIPINFO_IOCTL``,
   ``struct gpiochip_info.label`` in ``linux/gpio.h``), asked through lgpio's
@@ -62,12 +62,12 @@ HEADER_CHIP_LABELS: tuple[str, ...] = ("pinctrl-rp1", "pinctrl-bcm2711", "pinctr
 
 ``pinctrl-rp1``: Pi 5 (gpiochip0 from kernel 6.6.45, gpiochip4 before);
 ``pinctrl-bcm2711``: Pi 4 / 400 / CM4; ``pinctrl-bcm2835``: earlier Pis
-(hardware-facts.md, "Chip numbering moves").
+(docs/hardware-facts.md, "Chip numbering moves").
 """
 
 MIN_GPIOZERO = "2.0.1.post3"
 """The oldest gpiozero whose ``LGPIOFactory`` works: 2.0.1.post1/.post2 lack ``import os``
-in ``gpiozero/pins/lgpio.py`` (hardware-facts.md, "gpiozero falls back silently")."""
+in ``gpiozero/pins/lgpio.py`` (docs/hardware-facts.md, "gpiozero falls back silently")."""
 
 DEVICE = "GPIO"
 """How :class:`~drivers.errors.PinFactoryError` names the device in its one line."""
@@ -191,7 +191,7 @@ def open_pin_factory(
     the device directory (tests pass a fake tree).  ``lg_wd``: an absolute directory for
     lgpio's notification FIFO, exported as ``LG_WD`` before ``lgpio`` is first imported
     (no effect once it is); lgpio then ``chdir()``s the whole process there, so every path
-    the device uses must be absolute (hardware-facts.md; give it systemd's
+    the device uses must be absolute (docs/hardware-facts.md; give it systemd's
     ``RuntimeDirectory=``).
 
     Returns the factory (close it, or let gpiozero's exit handler close
@@ -235,7 +235,7 @@ def require_fair_factory(factory: Any, *, simulated: bool = False) -> None:
     with ``simulated=True`` (the caller says it is a test or the simulator, whose edges are
     whatever it drives).  Raises :class:`~drivers.errors.PinFactoryError` naming the
     factory, why its ticks are unfair (``rpigpio``/``native``: ``time.monotonic()`` at
-    callback time; ``pigpio``: wrapping 32-bit microseconds; hardware-facts.md, "gpiozero
+    callback time; ``pigpio``: wrapping 32-bit microseconds; docs/hardware-facts.md, "gpiozero
     falls back silently") and the fix, for anything else, ``None`` included.
     """
     lgpio_module = sys.modules.get("gpiozero.pins.lgpio")

@@ -3,20 +3,20 @@
 A serial handheld is a microcontroller with a 128x64 OLED and four keys on USB CDC ACM
 serial, speaking the protocol of ``hardware/handheld/PROTOCOL.md`` (the pure codec is
 :mod:`drivers.handheld_codec`).  :class:`SerialHandhelds` is the Pi's side of every such
-link (style.md, drivers: "a pure codec module ... and a thin link thread that owns the port
+link (docs/style.md, drivers: "a pure codec module ... and a thin link thread that owns the port
 and only posts decoded events"):
 
 - ``wanted`` maps each serial seat to its handheld: a ``/dev/serial/by-id/...`` path (or the
   bare by-id name, or another ``/dev`` path) or the handheld's HELLO ``handheld_id``.  Ports
   are listed every :data:`SCAN_NS` (500 ms; pyserial has no hot-plug events, so the
-  listing is polled: hardware-facts.md, "pyserial"), opened with pyserial, and matched to a
+  listing is polled: docs/hardware-facts.md, "pyserial"), opened with pyserial, and matched to a
   seat by their path or, once the handheld says HELLO, by its id.  So a seat keeps its
   handheld whatever ``/dev/ttyACM*`` node it gets after a re-plug.
 - :meth:`SerialHandhelds.open` gives each seat a luma-like device,
   :class:`SerialHandheldDisplay` (``width`` 128, ``height`` 64, ``mode "1"``, ``size``,
   ``display(image)``): ``display()`` returns at once and hands the picture to that seat's
   :class:`~drivers.handheld_codec.FrameSender`, so only the changed 128-byte pages go out
-  (136 bytes on the wire for one page against 1,036 for a whole frame; style.md "Send only
+  (136 bytes on the wire for one page against 1,036 for a whole frame; docs/style.md "Send only
   what changed").  It works before the handheld is connected: the newest picture is kept
   and sent whole after every (re)connect.
 - Keys: each KEY is passed through the :class:`~drivers.handheld_codec.KeyDedup` of its
@@ -32,7 +32,7 @@ and only posts decoded events"):
 - Heartbeat: a PING every 250 ms on every open port.  A port is given up after 1.5 s without
   a valid packet, or at once when pyserial raises on it: ``SerialException``, ``OSError``
   (EIO) or ``termios.error`` (not an ``OSError``), the three things a vanished port raises
-  (hardware-facts.md, "pyserial").  A seat whose handheld is lost is reported once through
+  (docs/hardware-facts.md, "pyserial").  A seat whose handheld is lost is reported once through
   ``on_gone(seat, reason)``, e.g. ``"seat 3 serial handheld usb-Party_hh-if00: unplugged
   from /dev/serial/by-id/usb-Party_hh-if00 (read failed: [Errno 5] Input/output error)"``
   (seats counted from 1 in messages, as :mod:`drivers.errors` does), and through
@@ -82,7 +82,7 @@ Callbacks (``post``, ``on_gone``, ``on_back``) run on the link thread (or in
 :meth:`~SerialHandhelds.run_once`), outside the driver's lock, in the order the events
 happened; one that raises is logged and the link goes on.  Explicit, idempotent
 :meth:`~SerialHandhelds.close` (joins the thread, closes the ports); no ``__del__``, no
-``atexit`` (style.md, drivers).
+``atexit`` (docs/style.md, drivers).
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BY_ID_DIR = "/dev/serial/by-id"
-"""udev's stable names for serial devices (hardware-facts.md, "pyserial")."""
+"""udev's stable names for serial devices (docs/hardware-facts.md, "pyserial")."""
 
 SCAN_NS = 500_000_000
 """How often the port listing is read for (re)appearing ports: 500 ms (``int`` ns)."""
@@ -206,7 +206,7 @@ CLOSE_TIMEOUT_S = 2.0
 """How long :meth:`SerialHandhelds.close` waits for the link thread (seconds)."""
 
 PORT_ERRORS: tuple[type[BaseException], ...] = (serial.SerialException, OSError, termios.error)
-"""What a vanished port raises (hardware-facts.md, "pyserial"): ``read()`` raises
+"""What a vanished port raises (docs/hardware-facts.md, "pyserial"): ``read()`` raises
 ``SerialException`` ("device reports readiness to read but returned no data", or "read
 failed: [Errno 5] ..."), ``in_waiting`` a plain ``OSError`` (EIO), ``flush()``
 ``termios.error``, which is not an ``OSError``.  ``SerialException`` is an ``OSError``;

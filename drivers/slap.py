@@ -3,12 +3,12 @@
 Each button is a big arcade switch from a GPIO line to GND, read through gpiozero with the
 internal pull-up and edge interrupts.  A press is reported as :class:`Press` carrying the
 edge's own timestamp: on the lgpio pin factory the kernel's CLOCK_MONOTONIC time taken in
-the GPIO interrupt, not the time a Python callback happened to run (hardware-facts.md,
-"gpiozero and slap timestamps"; architecture.md, "Slap arbitration").  The pin factory is
+the GPIO interrupt, not the time a Python callback happened to run (docs/hardware-facts.md,
+"gpiozero and slap timestamps"; docs/architecture.md, "Slap arbitration").  The pin factory is
 never gpiozero's own choice (:func:`drivers.pin_factory.resolve_pin_factory`): its silent
 fallback to rpigpio/native/pigpio would stamp callback times and make slaps unfair.
 
-Debounce (architecture.md, "Slap arbitration" item 5; :class:`drivers.gpio.EdgeDebouncer`)
+Debounce (docs/architecture.md, "Slap arbitration" item 5; :class:`drivers.gpio.EdgeDebouncer`)
 decides from the driver's own belief of each button, never from the level an edge event
 carries (the kernel reads that late; on a bouncing contact the first event can say the
 wrong thing).  The first edge after a quiet period flips the belief (pressed <-> released)
@@ -38,7 +38,7 @@ gives the event a wrong level, as the kernel's late read can).
 Events are handed to ``post(event)`` on gpiozero's callback thread (lgpio: one thread for
 all pins; a ``MockFactory`` pin: the thread that drives it) and, for reconciled
 transitions, on the thread calling :meth:`SlapButtons.settle`.  ``post`` must be
-thread-safe and quick: the device queue's own ``post`` (architecture.md, "Data flow"),
+thread-safe and quick: the device queue's own ``post`` (docs/architecture.md, "Data flow"),
 which needs no display -- nothing here waits for or touches SDL.  A ``post`` that raises
 is logged and the next edge is handled as usual: an exception escaping into lgpio's
 callback thread would end it, and every button with it.
@@ -71,7 +71,7 @@ __all__ = [
 ]
 
 DEFAULT_LOCKOUT_NS = 30_000_000
-"""Edges within 30 ms of an accepted edge are bounces (architecture.md, item 5)."""
+"""Edges within 30 ms of an accepted edge are bounces (docs/architecture.md, item 5)."""
 
 DEFAULT_CONFIRM_NS = 1_000_000
 """A press counts once its line has kept still for 1 ms and is still pressed.

@@ -1,7 +1,7 @@
 """The table display: the TV's pygame surface, its video mode, and the time of each flip.
 
 Modes (``TableDisplay(mode=...)``), each an SDL video driver picked by ``SDL_VIDEODRIVER``
-before ``pygame.display.init()`` (hardware-facts.md, "pygame-ce"):
+before ``pygame.display.init()`` (docs/hardware-facts.md, "pygame-ce"):
 
 - ``"kmsdrm"``: a Pi console without a desktop; fullscreen at the screen's native mode,
   cursor hidden, flips that wait for the vblank (below).  Needs pygame-ce (the PyPI
@@ -18,12 +18,12 @@ before ``pygame.display.init()`` (hardware-facts.md, "pygame-ce"):
 
 :meth:`TableDisplay.flip` and :meth:`TableDisplay.update` return the clock's
 CLOCK_MONOTONIC ns just after the frame went out, plus the TV's own ``lag_ns``: the slap
-window's ``t0`` (architecture.md, "Slap arbitration" item 1).  On kmsdrm "went out" is the
+window's ``t0`` (docs/architecture.md, "Slap arbitration" item 1).  On kmsdrm "went out" is the
 vblank: under KMSDRM pygame's window goes through a GLES2 renderer whose swap by default
 only waits for the *previous* page flip and may flip asynchronously (tearing), so
 ``SDL_VIDEO_DOUBLE_BUFFER=1`` is set before ``pygame.display.init()`` and the mode is set
 with ``vsync=1``: SDL's ``KMSDRM_GLES_SwapWindow`` then queues the flip for the next
-vblank and waits for it before returning (hardware-facts.md, "pygame-ce"; SDL 2.32
+vblank and waits for it before returning (docs/hardware-facts.md, "pygame-ce"; SDL 2.32
 ``SDL_kmsdrmopengles.c``).  The TV adds its own processing delay, a constant a builder
 measures once (e.g. a photodiode on a spare GPIO, stamped in the buttons' clock) and
 passes as ``lag_ns``.
@@ -84,7 +84,7 @@ DEFAULT_SIZES: Mapping[str, tuple[int, int]] = {
 }
 """Size when none is given: kmsdrm takes the screen's native mode (SDL's desktop size, read
 after init; (0, 0) stands for it); a window starts at 1280x720; dummy renders the 1920x1080
-logical frame of screens.md."""
+logical frame of docs/screens.md."""
 
 KMSDRM_LIBRARIES: Mapping[str, str] = {
     "drm": "libdrm2",
@@ -93,7 +93,7 @@ KMSDRM_LIBRARIES: Mapping[str, str] = {
     "GLESv2": "libgles2",
 }
 """The system libraries SDL's KMSDRM driver dlopens (pygame-ce's wheel does not bundle
-them; hardware-facts.md, "pygame-ce"), by ``ctypes.util.find_library`` name -> Debian
+them; docs/hardware-facts.md, "pygame-ce"), by ``ctypes.util.find_library`` name -> Debian
 package."""
 
 DRM_IOCTL_AUTH_MAGIC = 0x40046411

@@ -1,4 +1,4 @@
-"""``python -m engine``: the notation command line (``design/notation.md``)."""
+"""``python -m engine``: the notation command line (``docs/notation.md``)."""
 
 import sys
 

@@ -1,6 +1,6 @@
 """Helpers both games' position, option and deck modules share (one copy for both games).
 
-- Strict JSON text (``design/notation.md`` positions): :func:`loads_object` reads one JSON
+- Strict JSON text (``docs/notation.md`` positions): :func:`loads_object` reads one JSON
   object and refuses what a position never holds (NaN/Infinity, numbers over
   :data:`MAX_NUMBER_DIGITS` digits, nesting deeper than :data:`MAX_JSON_DEPTH`, duplicate
   keys, more than :data:`MAX_JSON_CHARS` characters); :func:`dumps` writes the one-line
@@ -353,7 +353,7 @@ def read_text_file(path: str, limit: int, what: str, rule: str | None = None) ->
 
 
 class JsonForms(ABC):
-    """The text forms both games' positions share (notation.md "Positions"): ``str(p)`` is
+    """The text forms both games' positions share (docs/notation.md "Positions"): ``str(p)`` is
     the canonical JSON text and ``parse(text)`` reads it back (``parse(str(p)) == p``).  A
     position class supplies ``from_json(obj)`` (validating; raises ``NotationError``) and
     ``to_json()``."""

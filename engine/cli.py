@@ -1,4 +1,4 @@
-"""The ``python -m engine`` command line of ``design/notation.md``.
+"""The ``python -m engine`` command line of ``docs/notation.md``.
 
 Commands::
 
@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for ``--help`` text and tests)."""
     parser = _Parser(
         prog="python -m engine",
-        description="partytable rules engine (design/notation.md)",
+        description="partytable rules engine (docs/notation.md)",
         epilog=DECK_HELP,
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)

@@ -3,7 +3,7 @@
 Every game (``engine.riiing``, ``engine.right_on_time``) is a :class:`Game` subclass: a
 static rules object whose methods take and return immutable positions.  Positions,
 actions and views are frozen values of the game's own types; their text/JSON forms follow
-``design/notation.md``.
+``docs/notation.md``.
 
 The protocol (all methods pure, no I/O, no clock, no module-level randomness):
 
@@ -112,7 +112,7 @@ class Outcome:
 
 
 def shuffle(cards: Sequence[Card], seed: int) -> tuple[list[Card], int]:
-    """Shuffle ``cards`` with the position's RNG protocol (``design/notation.md``).
+    """Shuffle ``cards`` with the position's RNG protocol (``docs/notation.md``).
 
     Returns ``(shuffled, next_seed)`` where ``shuffled`` is read top first and
     ``next_seed`` is ``rng.getrandbits(32)`` after ``rng = random.Random(seed)``
@@ -291,7 +291,7 @@ V = TypeVar("V")
 class Bot(ABC, Generic[V, A]):
     """A computer player.  Decides from its own seat's view only (``view(pos, seat)``).
 
-    ``rng`` is the device's own seeded ``random.Random`` (architecture: slap arbitration
+    ``rng`` is the device's own seeded ``random.Random`` (docs/architecture.md "Slap arbitration"
     7), never the position's shuffle seed.
     """
 

@@ -158,7 +158,6 @@ def unresolved_doc_refs() -> list[str]:
     return sorted(set(bad))
 
 
-@pytest.mark.xfail(strict=True, reason="references not yet pointed into docs/")
 def test_every_named_document_is_in_the_repository() -> None:
     """Every NAME.md the code, tests, README and documents name is a repository file."""
     bad = unresolved_doc_refs()

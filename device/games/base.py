@@ -209,7 +209,7 @@ class GamePlugin(ABC):
 
     @property
     def symbols(self) -> Mapping[str, Symbol]:
-        """The game's shape-coded symbols by name, for the table's zones (screens.md: shape
+        """The game's shape-coded symbols by name, for the table's zones (docs/screens.md: shape
         first, colour second); default none."""
         return {}
 

@@ -1,6 +1,6 @@
 """Animation timing for the table display: pure functions of CLOCK_MONOTONIC ns.
 
-``design/screens.md``: motion means "look here" — a reverse flashes, a laid card slides, the
+``docs/screens.md``: motion means "look here" — a reverse flashes, a laid card slides, the
 turn marker pulses for 2 s — and when every animation has ended no frames are drawn.  These
 values never read a clock: the scene passes ``now_ns`` (CLOCK_MONOTONIC ns) in.  Each one
 quantises time into frames, so a renderer can compare "what frame is this" and redraw only
@@ -22,7 +22,7 @@ FLASH_PERIOD_NS = 150_000_000
 SLIDE_NS = 360_000_000
 """How long a laid card slides onto the pile, ns."""
 PULSE_NS = 2_000_000_000
-"""How long the turn marker pulses after the turn changes, ns (screens.md: two seconds)."""
+"""How long the turn marker pulses after the turn changes, ns (docs/screens.md: two seconds)."""
 PULSE_FRAME_NS = 33_333_333
 """One pulse frame (30 Hz), ns."""
 PULSE_PERIOD_NS = 500_000_000

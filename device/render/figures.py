@@ -1,7 +1,7 @@
 """Icons with one definition for every screen: boxes on a small grid of cells.
 
 A card's icon must be the same on the TV and on the handheld (the Ziehen!
-icon among them; ``design/screens.md``: symbols differ by shape first).  A :class:`Figure` is that
+icon among them; ``docs/screens.md``: symbols differ by shape first).  A :class:`Figure` is that
 one definition: filled (or cut-out) rounded boxes whose edges lie on the lines of an
 ``n`` x ``n`` grid.  The 128x64 hand screen lights the cells whose centres the figure
 covers (:func:`cells`: exact 1-bit pixels, an 11x11 glyph for

@@ -1,6 +1,6 @@
 """Draws a :class:`device.hand_ui.HandScreenModel` on a 128x64 1-bit hand screen.
 
-Layout (``design/screens.md``, hand screens), in pixels of the 128x64 frame:
+Layout (``docs/screens.md``, hand screens), in pixels of the 128x64 frame:
 
 - rows 0-10: header — the seat number in an inverted box, whose turn (``YOUR TURN`` drawn
   inverted), the condition in short at the right (``> 6``, ``TOAST!``, ``top 5``)
@@ -13,7 +13,7 @@ Layout (``design/screens.md``, hand screens), in pixels of the 128x64 frame:
   triangles at x 0-2 / 125-127 when the hand scrolls.  A picker (Joker value, effect,
   target seat) or a banner (lobby, wake-up, game over) replaces the strip.
 - rows 53-63: the prompt line (inverted when it is an alert).  One row higher than
-  screens.md's 54-63 so that 11 px text keeps its descenders.
+  docs/screens.md's 54-63 so that 11 px text keeps its descenders.
 
 Fonts: only Pillow's bundled ``ImageFont.load_default(size=...)``, drawn anti-aliased and
 thresholded (:data:`INK_THRESHOLD`) into 1-bit ink; small text is 11 px.  Words are set
@@ -21,7 +21,7 @@ thresholded (:data:`INK_THRESHOLD`) into 1-bit ink; small text is 11 px.  Words 
 (:func:`text_mask`), so "Seat 4 to play" and "RIIING!" read as written.  :class:`HandScreen`
 wraps one luma device (``luma.core.device.device`` interface: ``display(image)``,
 ``width``, ``height``, ``mode``) and sends a frame only when the model changed, because an
-SSD1306 resends its whole ~1 KiB frame on every ``display()`` (hardware-facts: luma.oled).
+SSD1306 resends its whole ~1 KiB frame on every ``display()`` (docs/hardware-facts.md: luma.oled).
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ GLYPHS: dict[str, tuple[str, ...]] = {
         "#######....",
     ),
 }
-"""11x11 shape-coded symbol glyphs (screens.md: shape first), ``#`` = lit pixel."""
+"""11x11 shape-coded symbol glyphs (docs/screens.md: shape first), ``#`` = lit pixel."""
 
 GLYPH_SIZE = 11
 

@@ -1,6 +1,6 @@
 """Draws one "How to play" page (:class:`device.howto.HowtoPage`) on the table display.
 
-Layout of the 1920x1080 logical frame (``design/screens.md``: read from 1-3 m, and still
+Layout of the 1920x1080 logical frame (``docs/screens.md``: read from 1-3 m, and still
 readable scaled down to 480x270):
 
 - top strip (0-100): ``HOW TO PLAY`` and the game's table title at the left (56 px), the

@@ -1,6 +1,6 @@
 """Shape-coded icons drawn with ``pygame.draw`` primitives (no image files).
 
-``design/screens.md``: symbols differ by SHAPE first, colour second.  Every icon is a
+``docs/screens.md``: symbols differ by SHAPE first, colour second.  Every icon is a
 :data:`Shape`: a function drawing in one colour with a :class:`Pen` on a 100x100 unit grid,
 details cut out (transparent), so its silhouette alone tells it apart.  A game's own
 symbols (Riiing!'s alarm clock, soap, ...) are :class:`Symbol` values its plugin supplies

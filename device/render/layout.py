@@ -1,6 +1,6 @@
 """Where things go on the 1920x1080 logical table display, and how it maps to a real surface.
 
-Zones follow ``design/screens.md`` (table display): the top strip, the edge ring of seat
+Zones follow ``docs/screens.md`` (table display): the top strip, the edge ring of seat
 badges (left and right columns), and the centre: last card (left), condition (right, the
 biggest thing) with its countdown strip, draw pile / demand (bottom), the error banner.
 All rects are ``pygame.Rect`` in logical px unless a name says otherwise.

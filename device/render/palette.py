@@ -1,6 +1,6 @@
 """Colours of the table display: the Okabe-Ito colour-blind-safe palette and its uses.
 
-``design/screens.md``: symbols differ by shape first and colour second (a game's symbol
+``docs/screens.md``: symbols differ by shape first and colour second (a game's symbol
 colours are its plugin's, from these); every seat has a colour and a number used
 everywhere.  Colours are ``(r, g, b)`` tuples of ints 0-255.
 The contrast helpers follow WCAG 2.x (relative luminance, contrast ratio 1.0-21.0).

@@ -1,6 +1,6 @@
 """The TV's table display: :class:`TableScene`.
 
-``design/screens.md`` (table display) and ``design/architecture.md`` (renderers mark dirty,
+``docs/screens.md`` (table display) and ``docs/architecture.md`` (renderers mark dirty,
 the loop flips; idle means no frames).  The device loop hands the scene a
 :class:`~device.render.model.TableModel` whenever something changes (:meth:`TableScene.
 set_model`), asks it to draw (:meth:`TableScene.draw`, which returns the dirty rects to

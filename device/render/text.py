@@ -1,6 +1,6 @@
 """Text for the table display: pygame's default font only, cached by size and content.
 
-``design/screens.md``: fonts ship with the libraries (``pygame.font.Font(None, size)``), no
+``docs/screens.md``: fonts ship with the libraries (``pygame.font.Font(None, size)``), no
 system fonts.  Sizes here are **line heights in px** (``Font.get_height()``), the measure
 the screen spec's size guide uses; the default font's capital/digit ink is about 3/4 of it.
 """

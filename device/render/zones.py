@@ -142,7 +142,7 @@ class TopSpec:
     turn_colour: Colour = TEXT
 
     EVENT_MIN = 48
-    """Smallest event text, px (screens.md: top strip >= 48 px)."""
+    """Smallest event text, px (docs/screens.md: top strip >= 48 px)."""
     TURN_PX = 64
     """The turn plate's words, px (48 px ink: 12 px on a TV scaled to 480x270)."""
     TURN_H = 88
@@ -416,7 +416,7 @@ class CardSpec:
     caption: str
 
     CARD_H = 520
-    """Card height, px (screens.md: >= 360)."""
+    """Card height, px (docs/screens.md: >= 360)."""
     SHADOW = (8, 10)
     """The card's drop shadow offset, px."""
 
@@ -489,9 +489,9 @@ class CondSpec:
     flash_on: bool = False
 
     ICON = 300
-    """Icon size, px (screens.md: >= 240)."""
+    """Icon size, px (docs/screens.md: >= 240)."""
     WORDS = 104
-    """Headline line height, px (screens.md: >= 90)."""
+    """Headline line height, px (docs/screens.md: >= 90)."""
 
     def paint(self, ctx: Paint, rect: pygame.Rect) -> None:
         """Panel, icon (>= 240 px) or value, headline, sub line."""
@@ -887,7 +887,7 @@ class LobbySpec:
     WIDTH = 1240
     """Width of a row's panel, logical px."""
     TEXT_PX = 68
-    """Size of a row's label and value (``design/screens.md``: read from 1-3 m)."""
+    """Size of a row's label and value (``docs/screens.md``: read from 1-3 m)."""
     MIN_PX = 40
     """The smallest a label or value is shrunk to before it is cut with "..."."""
 

@@ -1,4 +1,4 @@
-"""Right on Time (``rules/right-on-time.md``): the rules engine as pure, seeded values.
+"""Right on Time (``docs/rules/right-on-time.md``): the rules engine as pure, seeded values.
 
 Public API:
 

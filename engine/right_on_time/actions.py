@@ -1,4 +1,4 @@
-"""Right on Time actions as frozen values with a text form (``design/notation.md``).
+"""Right on Time actions as frozen values with a text form (``docs/notation.md``).
 
 =========================  ====================================================
 text                       value

@@ -1,5 +1,5 @@
 """Computer players for Right on Time.  Both decide from their own seat's
-:class:`~engine.right_on_time.view.RightOnTimeView` only (architecture: hidden information)
+:class:`~engine.right_on_time.view.RightOnTimeView` only (docs/architecture.md "Hidden information")
 and draw randomness only from the device RNG they are given.
 
 - :class:`RandomBot` picks uniformly among the legal actions.

@@ -1,4 +1,4 @@
-"""Right on Time cards: codes, values and the deck file (RT-1, ``design/notation.md``).
+"""Right on Time cards: codes, values and the deck file (RT-1, ``docs/notation.md``).
 
 A card is identified by its code (a ``str``, :data:`engine.core.Card`); :class:`RotCard`
 is the frozen value behind a code.  Codes:

@@ -1,4 +1,4 @@
-"""``RightOnTimeGame``: the Right on Time rules object (``rules/right-on-time.md``).
+"""``RightOnTimeGame``: the Right on Time rules object (``docs/rules/right-on-time.md``).
 
 Events (:class:`engine.core.Event`) that ``apply`` reports, in the order they happen
 (``seat``, ``cards``, ``value`` as named):
@@ -102,7 +102,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
     ) -> RotPosition:
         """Round 1 of a match: the deck of option ``deck`` (the bundled deck, or the
         cards inline: a list or one space-separated string of codes) shuffled from
-        ``seed`` (``design/notation.md``), dealt one card at a time clockwise from
+        ``seed`` (``docs/notation.md``), dealt one card at a time clockwise from
         ``first`` (RT-2.1: 7 cards, 8 with 2 seats, RT-9.1), ``first`` to open (RT-2.2,
         RT-2.3).  Reads no file.
 

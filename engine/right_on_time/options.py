@@ -1,4 +1,4 @@
-"""Right on Time rule options (``rules/right-on-time.md``) and how they are resolved.
+"""Right on Time rule options (``docs/rules/right-on-time.md``) and how they are resolved.
 
 ==================== ========== =======================================================
 option               default    rule

@@ -1,4 +1,4 @@
-"""Right on Time positions: the frozen value and its JSON form (``design/notation.md``).
+"""Right on Time positions: the frozen value and its JSON form (``docs/notation.md``).
 
 JSON fields (all required except ``options`` and ``shown``)::
 
@@ -80,7 +80,7 @@ class RotPosition(JsonForms):
 
     Fields mirror the JSON fields of the module docstring (lists become tuples);
     ``options`` is a :class:`RotOptions`.  Equality is exact (hand order included): the
-    order conventions of ``design/notation.md`` make every engine result deterministic.
+    order conventions of ``docs/notation.md`` make every engine result deterministic.
 
     Construct through ``RightOnTimeGame.new``, :meth:`parse` or :meth:`from_json`, which
     validate (RT-10.2); the constructor itself trusts its fields.  ``str(pos)`` is the

@@ -1,5 +1,5 @@
-"""What one seat (or the table) may know of a Right on Time position (architecture: hidden
-information).  Built by :meth:`engine.right_on_time.RightOnTimeGame.view`.
+"""What one seat (or the table) may know of a Right on Time position (docs/architecture.md
+"Hidden information").  Built by :meth:`engine.right_on_time.RightOnTimeGame.view`.
 """
 
 from __future__ import annotations

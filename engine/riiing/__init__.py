@@ -1,4 +1,4 @@
-"""Riiing! (``rules/riiing.md``): cards, positions, rules, views, bots and notation.
+"""Riiing! (``docs/rules/riiing.md``): cards, positions, rules, views, bots and notation.
 
 ``RiiingGame`` is the registered game ``"riiing"`` (2-6 seats).  Values: ``RiiingCard``
 (``7C/>``), ``RiiingAction`` (``play 7C/>``, ``draw``, ``take``, ``slap 2``, ``timeout``,

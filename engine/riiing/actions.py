@@ -1,4 +1,4 @@
-"""Riiing! actions as frozen values with the exact spellings of ``design/notation.md``.
+"""Riiing! actions as frozen values with the exact spellings of ``docs/notation.md``.
 
 ========================  ==============  ==================================================
 text                      who             meaning

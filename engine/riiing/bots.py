@@ -1,5 +1,5 @@
 """Riiing! computer players.  Each decides from its own seat's :class:`RiiingView` only
-(architecture: hidden information) and the legal actions it is offered; slap windows are
+(docs/architecture.md "Hidden information") and the legal actions it is offered; slap windows are
 decided by the device from each bot's sampled ``reaction_ns()`` (``RiiingGame.autoplay``).
 
 - :class:`RandomBot`: a uniformly random legal action (the device RNG).

@@ -1,4 +1,4 @@
-"""Riiing! cards: the ``FRONT/BACK`` code of ``design/notation.md`` as a frozen value (RI-1),
+"""Riiing! cards: the ``FRONT/BACK`` code of ``docs/notation.md`` as a frozen value (RI-1),
 and the condition a back sets for the next card played (RI-3).
 
 A card's code is its identity: two cards with the same code are interchangeable.

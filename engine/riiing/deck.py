@@ -5,7 +5,7 @@ its cards inline (a JSON list of card codes; on the command line and in a lobby 
 of codes separated by spaces).  It never names a file: only ``python -m engine new riiing
 --deck-file FILE`` reads a deck file (:func:`read_deck_file`), whose cards then go inline.
 
-A deck file holds one card code ``FRONT/BACK`` per line (``design/notation.md``); ``#``
+A deck file holds one card code ``FRONT/BACK`` per line (``docs/notation.md``); ``#``
 starts a comment and blank lines are ignored.  The bundled deck is read once through
 ``importlib.resources`` and must hold exactly 96 cards; an inline deck may hold any number
 of valid cards from 1 to ``engine._common.MAX_CARDS`` (``new`` checks that they are enough

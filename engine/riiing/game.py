@@ -48,7 +48,7 @@ from engine.riiing.view import RiiingView
 
 
 class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
-    """Riiing! (``rules/riiing.md``): 2-6 seats, options ``hand_size`` (7, RI-2.1),
+    """Riiing! (``docs/rules/riiing.md``): 2-6 seats, options ``hand_size`` (7, RI-2.1),
     ``slap_timeout_s`` (8, RI-6.4), ``false_slap_penalty`` (1, RI-6.5), ``deck``
     (``"standard"`` or the cards inline, RI-1.5: ``engine.riiing.deck``); bots ``"random"``,
     ``"heuristic"`` and ``"hard"`` (SO-ISMCTS, ``engine.riiing.hard``).  Stateless: every

@@ -1,4 +1,4 @@
-"""Riiing! positions: the frozen value and its JSON notation (``design/notation.md``).
+"""Riiing! positions: the frozen value and its JSON notation (``docs/notation.md``).
 
 Field order of the JSON object (kept by :func:`position_json`): ``game``, ``seats``,
 ``options``, ``hands``, ``draw`` (top first), ``discard`` (bottom first), ``to_move``,
@@ -157,7 +157,7 @@ class Demand:
 
 @dataclass(frozen=True, slots=True)
 class RiiingPosition(JsonForms):
-    """Everything needed to continue a game (``design/notation.md``).
+    """Everything needed to continue a game (``docs/notation.md``).
 
     - ``seats``: 2-6; ``options``: :class:`RiiingOptions`
     - ``hands``: per seat, cards in hand order (RI-8.4)

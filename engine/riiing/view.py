@@ -1,5 +1,5 @@
-"""What one seat (or the table) may know of a Riiing! position (architecture: hidden
-information).  Built by :meth:`engine.riiing.RiiingGame.view`; renderers and bots read it.
+"""What one seat (or the table) may know of a Riiing! position (docs/architecture.md
+"Hidden information").  Built by :meth:`engine.riiing.RiiingGame.view`; renderers and bots read it.
 """
 
 from __future__ import annotations

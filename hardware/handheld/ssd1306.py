@@ -17,7 +17,7 @@ On I2C every transfer starts with a control byte: ``0x00`` = command bytes follo
 = display data bytes follow (Co = 0, D/C# = 0 or 1).  A missing or unpowered panel makes
 ``i2c.writeto`` raise ``OSError`` (EIO or ETIMEDOUT on the rp2 port); this driver lets it
 through, and the firmware retries :meth:`OLED.init` later (a panel that lost power needs its
-whole init sequence again: hardware-facts.md, "luma.oled").
+whole init sequence again: docs/hardware-facts.md, "luma.oled").
 """
 
 TYPE_CHECKING = False

@@ -2,7 +2,7 @@
 GPIO at all, a bad config shown on the TV while the service waits for the file to be fixed,
 a driver fault shown while the rig is tried again, and the debug hang the VM's watchdog test
 uses — on a fake clock and queue with SDL's dummy TV and a real bound ``AF_UNIX`` datagram
-socket as ``NOTIFY_SOCKET`` (hardware-facts.md, "systemd notify"), and in a subprocess."""
+socket as ``NOTIFY_SOCKET`` (docs/hardware-facts.md, "systemd notify"), and in a subprocess."""
 
 from __future__ import annotations
 

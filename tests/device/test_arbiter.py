@@ -1,4 +1,4 @@
-"""Slap arbitration (architecture "Slap arbitration" 1-7; RI-6.3, RI-6.5, RI-2.3) on a fake
+"""Slap arbitration (docs/architecture.md "Slap arbitration" 1-7; RI-6.3, RI-6.5, RI-2.3) on a fake
 clock: every edge tick and every loop time is an int of ns chosen by the test."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Slap arbitration through gpiozero: MockFactory pins with chosen edge ticks ->
-drivers.slap.SlapButtons (Press/Release, debounce) -> SlapArbiter (architecture "Slap
+drivers.slap.SlapButtons (Press/Release, debounce) -> SlapArbiter (docs/architecture.md "Slap
 arbitration" 2, 3, 5, 6)."""
 
 from __future__ import annotations

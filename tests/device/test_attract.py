@@ -1,5 +1,5 @@
 """Attract mode's captions (device/attract.py and the plugins' ``caption``): the rule being
-applied in words, on the worked examples of notation.md and along seeded whole games;
+applied in words, on the worked examples of docs/notation.md and along seeded whole games;
 public information only; bad input gives "" and one log line."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ whose-turn words holds about that many characters."""
 
 
 def riiing_pos(**fields: Any) -> Any:
-    """A Riiing! position from JSON fields (notation.md), defaults for the rest."""
+    """A Riiing! position from JSON fields (docs/notation.md), defaults for the rest."""
     obj: dict[str, Any] = {
         "game": "riiing", "seats": 3, "options": {}, "hands": [], "draw": [], "discard": [],
         "to_move": 0, "seed": 42, "demand": None, "window": None, "winner": None,
@@ -51,7 +51,7 @@ def after(game: Any, pos: Any, action: str) -> tuple[Sequence[Event], Any]:
 
 
 def test_worked_example_1_demand_draws_till_the_symbol() -> None:
-    """notation.md example 1 (RI-5.3): seat 0 under a TOAST demand draws till a toast comes
+    """docs/notation.md example 1 (RI-5.3): seat 0 under a TOAST demand draws till a toast comes
     and plays it; the caption says so, without naming the card it kept."""
     pos = riiing_pos(
         hands=[["4S/O", "9C/>"], ["2T/=", "!A/<"], ["7A/E"]], draw=["3C/~", "6T/<"],
@@ -64,7 +64,7 @@ def test_worked_example_1_demand_draws_till_the_symbol() -> None:
 
 
 def test_worked_example_2_fastest_slap_drops_every_soap() -> None:
-    """notation.md example 2 (RI-6.3): slap 3 in a SOAP window."""
+    """docs/notation.md example 2 (RI-6.3): slap 3 in a SOAP window."""
     pos = riiing_pos(
         seats=4, hands=[["5C/>", "1S/O"], ["3S/E", "!S/~", "8A/<"], ["2C/="], ["6T/>", "9S/O"]],
         draw=["4A/*S", "7C/E"], discard=["5T/<"], to_move=1, window="S",
@@ -74,7 +74,7 @@ def test_worked_example_2_fastest_slap_drops_every_soap() -> None:
 
 
 def test_worked_example_3_ziehen_names_who_draws() -> None:
-    """notation.md example 3 (RT-4.2): play 2 Z3 @2 makes seat 2 draw."""
+    """docs/notation.md example 3 (RT-4.2): play 2 Z3 @2 makes seat 2 draw."""
     cards = ["J", "2", "6", "Z3", "1", "5", "4", "4", "7", "3", "N", "5", "J"]
     pos = ROT.parse_position({
         "game": "right-on-time", "seats": 3, "options": {"deck": cards},

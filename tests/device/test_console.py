@@ -302,7 +302,7 @@ def test_lobby_keys_switch_game_and_start(display: TableDisplay) -> None:
 def test_whole_computer_game_ends_and_journal_replays(display: TableDisplay,
                                                       tmp_path: Path) -> None:
     """An all-computer Riiing! game ends with a winner; its journal's actions replay to the
-    same final position (architecture "Persistence")."""
+    same final position (docs/architecture.md "Persistence")."""
     console, _clock, _queue, done = make_console(
         display, ("computer", "computer", "computer"), state_dir=tmp_path)
     steps = 0

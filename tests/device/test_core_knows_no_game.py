@@ -1,4 +1,4 @@
-"""The device core knows no game (style.md, device: "The core asks the plugin; it never asks
+"""The device core knows no game (docs/style.md, device: "The core asks the plugin; it never asks
 'which game is this?'. A reader of the core sees no game's name").
 
 Over every ``.py`` file of ``device/`` outside ``device/games/``, read as source (AST):

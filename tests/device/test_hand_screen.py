@@ -117,7 +117,7 @@ def riiing_model(keys: Iterable[Key] = (R,)) -> HandScreenModel:
 
 
 def rot_ui(keys: Iterable[Key]) -> HandComposer:
-    """The notation.md worked example 3 hand (J 2 6 Z3 on a 4) after ``keys``."""
+    """The docs/notation.md worked example 3 hand (J 2 6 Z3 on a 4) after ``keys``."""
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(ROT_HAND, ROT_LEGAL))
     for k in keys:

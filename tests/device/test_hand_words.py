@@ -24,7 +24,7 @@ L, R, S, B = Key.LEFT, Key.RIGHT, Key.SELECT, Key.BACK
 ROT = get_game("right-on-time")
 
 NOTATION = re.compile(r"J=|@\d|>\d|<=|/|\{|\bZ\d|\bD\d")
-"""Action or card notation (design/notation.md) that must not reach a prompt, a banner or
+"""Action or card notation (docs/notation.md) that must not reach a prompt, a banner or
 a picker title: ``J=2``, ``@1``, ``>2``, ``7C/>``, ``{2,5,8}``, ``Z3``, ``D5``."""
 
 

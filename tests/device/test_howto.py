@@ -34,8 +34,8 @@ from engine.right_on_time.cards import RotCard
 from engine.riiing.cards import RiiingCard
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = ROOT.parent / "shared" / "rules"
-"""The device's rules files (``../shared/rules`` from the project's root)."""
+RULES = ROOT / "docs" / "rules"
+"""The device's rules files (``docs/rules``)."""
 RULE_FILES = {"riiing": "riiing.md", "right-on-time": "right-on-time.md"}
 CARD_PARSERS = {"riiing": RiiingCard.parse, "right-on-time": RotCard.parse}
 """Each game's card reader (raises ``NotationError`` for a code the engine does not read)."""
@@ -85,15 +85,14 @@ def test_pictures_are_real_cards_and_known_signs(plugin: GamePlugin) -> None:
 @pytest.mark.parametrize("plugin", _plugins(), ids=lambda p: p.name)
 def test_rule_ids_on_pages_exist_in_the_rules(plugin: GamePlugin) -> None:
     """Every rule id a page names is one the game's engine implements (cited in its
-    source; with the design folder beside the checkout, also a rule of its rules file,
-    rules/*.md), and the pages together explain the core rules (a turn, the end)."""
+    source and defined in its rules file, docs/rules/*.md), and the pages together explain
+    the core rules (a turn, the end)."""
     pattern = r"\b(R[IT]-\d+(?:\.\d+)?)\b"
     folder = ROOT / "engine" / plugin.name.replace("-", "_")
     ids = set(re.findall(pattern, "".join(
         f.read_text(encoding="utf-8") for f in sorted(folder.glob("*.py")))))
     path = RULES / RULE_FILES[plugin.name]
-    if path.exists():  # the design folder is not part of the repository (CI has none)
-        ids &= set(re.findall(pattern, path.read_text(encoding="utf-8")))
+    ids &= set(re.findall(pattern, path.read_text(encoding="utf-8")))
     named = {rule for page in plugin.howto_pages() for rule in page.rules}
     assert named <= ids, sorted(named - ids)
     core = {"riiing": {"RI-4.1", "RI-4.2", "RI-6.3", "RI-7.1"},

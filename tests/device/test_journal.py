@@ -1,4 +1,4 @@
-"""The game database and write_atomic (architecture "Persistence and power loss")."""
+"""The game database and write_atomic (docs/architecture.md "Persistence and power loss")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """sd_notify (``device.notify``) against a real bound ``AF_UNIX`` datagram socket, the way
-systemd listens (hardware-facts.md, "systemd notify"): READY/WATCHDOG/STOPPING/STATUS, the
+systemd listens (docs/hardware-facts.md, "systemd notify"): READY/WATCHDOG/STOPPING/STATUS, the
 watchdog's half interval on a fake monotonic clock, an abstract ``@`` name, no socket at all,
 a socket that went away; and ``python -m device`` on a mock rig telling systemd READY after
 its first frame and STOPPING on SIGTERM."""

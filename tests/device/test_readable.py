@@ -90,7 +90,7 @@ S = 1_000_000_000
 MS = 1_000_000
 T0 = 1_000 * S
 SMALL = (480, 270)
-"""A 1920x1080 frame scaled to a quarter: the TV seen from two metres (screens.md)."""
+"""A 1920x1080 frame scaled to a quarter: the TV seen from two metres (docs/screens.md)."""
 
 
 @pytest.fixture(scope="module", autouse=True)

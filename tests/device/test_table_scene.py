@@ -508,7 +508,7 @@ LONG_EVENTS = (
 def test_long_top_strip_events_shrink_and_wrap_before_any_cut(
     event: str, seats: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A long last event in the top strip is drawn whole at >= 48 px (screens.md), on one
+    """A long last event in the top strip is drawn whole at >= 48 px (docs/screens.md), on one
     line or two, beside the title, the round and the turn plate; nothing there is cut with
     "..."."""
     view = tv(seats=seats, hand_counts=(5,) * seats, bonus_counts=(0,) * seats,

@@ -40,7 +40,7 @@ def test_public_names_resolve() -> None:
 
 
 def test_drivers_import_nothing_from_engine_or_device() -> None:
-    """No module in drivers/ imports engine or device (architecture.md, layers)."""
+    """No module in drivers/ imports engine or device (docs/architecture.md, layers)."""
     root = Path(drivers.__file__).parent
     offenders = []
     for path in sorted(root.glob("*.py")):

@@ -1,5 +1,5 @@
 """The GPIO plumbing: tick conversion, the belief-and-lockout debouncer (edges read late, so
-often with the wrong level: hardware-facts.md), guarded edge callbacks, the MockPin seam."""
+often with the wrong level: docs/hardware-facts.md), guarded edge callbacks, the MockPin seam."""
 
 from __future__ import annotations
 

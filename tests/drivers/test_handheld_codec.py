@@ -225,7 +225,7 @@ def test_codec_docstring_examples_hold() -> None:
 
 
 def test_codec_module_is_pure() -> None:
-    """The codec imports no I/O, thread, clock or randomness module (style.md, drivers)."""
+    """The codec imports no I/O, thread, clock or randomness module (docs/style.md, drivers)."""
     tree = ast.parse(Path(codec.__file__).read_text())
     names = set()
     for node in ast.walk(tree):

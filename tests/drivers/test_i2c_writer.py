@@ -4,7 +4,7 @@ missing and failing panels are reported once, retried at a bounded rate and rebu
 The panels sit on a fake smbus handed to luma's own ``i2c(bus=...)`` interface, so the real
 luma code runs: a chip that does not acknowledge makes ``write_i2c_block_data`` raise
 ``OSError(121)``, which luma's ``command()`` turns into ``DeviceNotFoundError`` while its
-``data()`` lets the plain ``OSError`` through (hardware-facts.md, "luma.oled").  A panel
+``data()`` lets the plain ``OSError`` through (docs/hardware-facts.md, "luma.oled").  A panel
 that loses power forgets its init sequence: it stays dark until the charge pump is enabled
 and the display switched on again, whatever frames it is sent.
 """

@@ -3,7 +3,7 @@
 gpiozero's real ``LGPIOFactory`` runs over a stand-in for the ``lgpio`` C binding (the
 import seam: ``sys.modules["lgpio"]``, whose ``gpio_get_chip_info`` answers as the kernel's
 chip info ioctl does), on fake ``/dev`` trees shaped like a Pi 5 (old and new kernels), a
-Pi 4 and earlier Pis (hardware-facts.md, "Chip numbering moves", "gpiozero falls back
+Pi 4 and earlier Pis (docs/hardware-facts.md, "Chip numbering moves", "gpiozero falls back
 silently").  A last test runs the real lgpio, if installed, in a child process.
 """
 

@@ -4,7 +4,7 @@ survived.
 
 The handheld side is a scripted peer on the pty's master fd, built from the codec's
 handheld-side helpers (``KeySender``, ``Decoder(receiver="handheld")``, ``apply_frame``).
-Closing the master is an unplug: pyserial's ``read()`` then raises (hardware-facts.md,
+Closing the master is an unplug: pyserial's ``read()`` then raises (docs/hardware-facts.md,
 "pyserial").  The driver runs with ``thread=False`` on a :class:`~drivers.clock.FakeClock`,
 one ``run_once`` per step; a pty delivers bytes through a kernel work queue, so each side
 waits (with a timeout) until the other's bytes have arrived before going on: every step is

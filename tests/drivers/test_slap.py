@@ -1,6 +1,6 @@
 """Slap buttons: edge timestamps, the belief-and-lockout debounce driven the way a bouncing
 contact and the kernel's late level read misbehave, guarded callbacks, the fair pin factory,
-errors (architecture.md, "Slap arbitration" item 5; hardware-facts.md)."""
+errors (docs/architecture.md, "Slap arbitration" item 5; docs/hardware-facts.md)."""
 
 from __future__ import annotations
 
@@ -809,7 +809,7 @@ def test_events_are_frozen_values() -> None:
 
 
 def test_default_lockout_is_30_ms() -> None:
-    """The default lockout is 30 ms, as architecture.md item 5 says."""
+    """The default lockout is 30 ms, as docs/architecture.md item 5 says."""
     assert DEFAULT_LOCKOUT_NS == 30 * MS
 
 

@@ -103,7 +103,7 @@ def candidate_plays(
 
 
 def oracle_allows(pos: RotPosition, text: str) -> bool:
-    """The lay rules read plainly from ``rules/right-on-time.md`` (independent of the
+    """The lay rules read plainly from ``docs/rules/right-on-time.md`` (independent of the
     engine's generator): is the play ``text`` legal in ``pos``?"""
     seat = pos.to_move
     assert seat is not None and pos.winner is None

@@ -1,4 +1,4 @@
-"""The engine's import boundary (architecture: layers): no module of engine/ imports
+"""The engine's import boundary (docs/architecture.md "Layers"): no module of engine/ imports
 device/, drivers/ or a hardware/graphics library, neither in its source nor at run time."""
 
 from __future__ import annotations

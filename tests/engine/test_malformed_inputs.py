@@ -1,6 +1,6 @@
 """Every malformed input to ``python -m engine``, in both games, exits 2 with nothing on
 stdout and exactly one stderr line naming the problem; never a traceback
-(design/notation.md, command line)."""
+(docs/notation.md, command line)."""
 
 from __future__ import annotations
 

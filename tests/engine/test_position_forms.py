@@ -1,4 +1,4 @@
-"""Both games' positions have the same text/JSON forms (design/notation.md): ``str(p)`` is
+"""Both games' positions have the same text/JSON forms (docs/notation.md): ``str(p)`` is
 the canonical one-line JSON, ``Type.parse(str(p)) == p``, ``Type.from_json(p.to_json()) ==
 p``, and the CLI prints exactly ``str(p)``; checked on every position of seeded games."""
 

@@ -1,4 +1,4 @@
-"""The `python -m engine` command line with Right on Time (design/notation.md): new, legal,
+"""The `python -m engine` command line with Right on Time (docs/notation.md): new, legal,
 apply, play; errors exit 2 with one stderr line naming the rule id."""
 
 from __future__ import annotations

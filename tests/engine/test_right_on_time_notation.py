@@ -1,5 +1,5 @@
 """Right on Time notation: card codes, action spellings, position JSON round trips, options
-resolution and the view (design/notation.md, rules/right-on-time.md RT-1, RT-8, RT-10.2)."""
+resolution and the view (docs/notation.md, docs/rules/right-on-time.md RT-1, RT-8, RT-10.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Right on Time rule tests, one or more per rule id of rules/right-on-time.md, written as
+"""Right on Time rule tests, one or more per rule id of docs/rules/right-on-time.md, written as
 positions and actions in notation through the public API."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def refused(pos: RotPosition, text: str) -> IllegalActionError:
 
 
 def example3(**changes: object) -> RotPosition:
-    """design/notation.md worked example 3."""
+    """docs/notation.md worked example 3."""
     fields: dict[str, object] = {
         "hands": [["J", "2", "6", "Z3"], ["1", "5"], ["4", "4", "7"]],
         "draw": ["3", "N"],

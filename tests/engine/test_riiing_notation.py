@@ -1,4 +1,4 @@
-"""Riiing! notation (design/notation.md): card, action and position text round-trips,
+"""Riiing! notation (docs/notation.md): card, action and position text round-trips,
 exact spellings, the JSON field order, options, views, and worked examples 1 and 2 byte
 for byte."""
 
@@ -119,7 +119,7 @@ def test_action_text_round_trips(text: str) -> None:
      "false slap 1", "play 7C/>,8C/<"],
 )  # fmt: skip
 def test_action_spellings_other_than_legal_prints_are_refused(text: str) -> None:
-    """Only the exact spelling legal prints is accepted (design/notation.md)."""
+    """Only the exact spelling legal prints is accepted (docs/notation.md)."""
     with pytest.raises(NotationError):
         GAME.parse_action(text)
 

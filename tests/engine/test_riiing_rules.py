@@ -1,4 +1,4 @@
-"""Riiing! rule tests, one or more per rule id of rules/riiing.md, written as positions and
+"""Riiing! rule tests, one or more per rule id of docs/rules/riiing.md, written as positions and
 actions in notation through the public API (``RiiingGame``)."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ TRIPLES = {
 
 
 def test_every_rule_id_has_a_test() -> None:
-    """Every rule id of rules/riiing.md is named in some test docstring of this module."""
+    """Every rule id of docs/rules/riiing.md is named in some test docstring of this module."""
     module = sys.modules[__name__]
     docs = " ".join(
         getattr(module, name).__doc__ or "" for name in dir(module) if name.startswith("test_")

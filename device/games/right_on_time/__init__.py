@@ -1,4 +1,4 @@
-"""Right on Time on the device (``rules/right-on-time.md``): rounds and points, the lay
+"""Right on Time on the device (``docs/rules/right-on-time.md``): rounds and points, the lay
 composer on the hand screen and the table's top-card zones.  No slap windows."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Right on Time's lay composer (``rules/right-on-time.md``): one seat's handheld in play.
+"""Right on Time's lay composer (``docs/rules/right-on-time.md``): one seat's handheld in play.
 
 Every legal action is read as a sequence of choices (first card, second card or "alone",
 each Joker's value, which effect, the effect's target, RT-3 and RT-4; or a bonus card and
@@ -51,7 +51,7 @@ wide)."""
 
 
 def rot_tokens(text: str) -> tuple[Token, ...] | None:
-    """The choices that make up a Right on Time action text (notation.md, read by the
+    """The choices that make up a Right on Time action text (docs/notation.md, read by the
     engine's ``parse_action``), ending with ``("end", "")``; ``None`` for a text that is
     not a hand action (RT-3, RT-4, RT-5.1, RT-6.4).
 

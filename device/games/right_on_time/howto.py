@@ -1,5 +1,5 @@
 """Right on Time's "How to play" pages (``device.howto``): the rules in a few short lines,
-from ``rules/right-on-time.md`` (the device's rules win over the printed rulebook where
+from ``docs/rules/right-on-time.md`` (the device's rules win over the printed rulebook where
 they differ; the rule ids are on each page and in the comments), with pictures of the
 cards (RT-1.1: numbers 1-7, Joker ``J``, Zurück auf Null ``N``, Du bist! ``D<n>``, Ziehen!
 ``Z<n>``).

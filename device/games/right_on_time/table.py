@@ -1,4 +1,4 @@
-"""Right on Time on the table display (screens.md: "Right on Time swaps the condition zone
+"""Right on Time on the table display (docs/screens.md: "Right on Time swaps the condition zone
 for the top value and shows the round's out order and the victory points"): the top card,
 the value zone, the pile with the out order, the seat badges' points and marks, and the
 card faces.  Cards are read through the engine's ``RotCard``; an unreadable code is "?".

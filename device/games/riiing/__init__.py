@@ -1,4 +1,4 @@
-"""Riiing! on the device (``rules/riiing.md``): the wake-up race (RI-2.3), slap windows
+"""Riiing! on the device (``docs/rules/riiing.md``): the wake-up race (RI-2.3), slap windows
 (RI-6), false slaps (RI-6.5), narration, the hand strip and the table's condition zones."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Riiing!'s hand composer (``rules/riiing.md``): one seat's handheld during play.
+"""Riiing!'s hand composer (``docs/rules/riiing.md``): one seat's handheld during play.
 
 LEFT/RIGHT move the cursor over the hand plus a final tile ``DRAW`` (RI-4.2, RI-5.3) or
 ``TAKE k`` (RI-5.4) when that action is legal, wrapping around the ends; a new turn with a

@@ -1,5 +1,5 @@
 """Riiing!'s "How to play" pages (``device.howto``): the rules in a few short lines, from
-``rules/riiing.md`` (the device's rules win over the printed rulebook where they differ;
+``docs/rules/riiing.md`` (the device's rules win over the printed rulebook where they differ;
 the rule ids are on each page and in the comments), with pictures of the conditions and
 the special cards.
 

@@ -1,4 +1,4 @@
-"""Riiing!'s five symbols as shape-coded icons for the table (screens.md: shape first,
+"""Riiing!'s five symbols as shape-coded icons for the table (docs/screens.md: shape first,
 colour second), each drawn with a :class:`device.render.icons.Pen` on a 100x100 grid:
 
 - ``"A"`` alarm clock: round face (a ring with hands) with two bells on top and two legs
@@ -85,4 +85,4 @@ SYMBOLS: dict[str, Symbol] = {
     "T": Symbol("T", _toast, ORANGE),
     "P": Symbol("P", _phone, BLACK),
 }
-"""Symbol letter (notation.md: A S C T, and P for the Phone, RI-1.1) -> its icon."""
+"""Symbol letter (docs/notation.md: A S C T, and P for the Phone, RI-1.1) -> its icon."""

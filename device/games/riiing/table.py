@@ -1,4 +1,4 @@
-"""Riiing! on the table display (screens.md, table display): the last card, the condition
+"""Riiing! on the table display (docs/screens.md, table display): the last card, the condition
 zone (the biggest thing: what the next card must be, or the open RIIING! window), its
 countdown, the draw pile with a pending demand or phone chain, and the card faces.
 

@@ -1,4 +1,4 @@
-"""Riiing!'s words on every screen (screens.md: text in words, not only symbols): the
+"""Riiing!'s words on every screen (docs/screens.md: text in words, not only symbols): the
 symbols as one word and as the TV's longer name, the card fronts in words, and the
 condition in force read once from the engine's card values (RI-3) for the hand screen's
 short form and the TV's condition zone.
@@ -15,7 +15,7 @@ from engine.core import NotationError
 from engine.riiing.cards import RiiingCard
 
 PHONE = "P"
-"""The Phone's symbol letter on the device's screens (notation.md: ``P``; the engine's card
+"""The Phone's symbol letter on the device's screens (docs/notation.md: ``P``; the engine's card
 has no symbol letter for it, RI-1.4)."""
 
 SYMBOL_WORDS: dict[str, str] = {
