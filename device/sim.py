@@ -11,7 +11,7 @@ Keys (drawn in the window):
   gives no press time), so the same gpiozero -> ``Press`` -> arbiter path runs as on a Pi;
   the key's release is the button's release.  A seat that is not in the game is pressed
   too: the flow says so once a game on the TV (``GameFlow.on_press``), as for a real
-  button nobody sits at (issue 10, scope 7).
+  button nobody sits at.
 - LEFT/RIGHT, ENTER, BACKSPACE: the handheld of the seat whose input is expected
   (hot-seat: the person to move); when no person is to move (a computer's turn, the
   restore offer, the attract-mode demo, the lobby, the results screen) the first person

