@@ -540,28 +540,27 @@ class BusWriter(ClosesOnExit):
             if quiet:
                 self._callback(self._on_quiet, d.seat)
 
+    def _transfer(self, d: QueuedDisplay, what: str, call: Callable[[], object]) -> bool:
+        """Run ``call`` (one transfer to ``d``'s device: ``what`` names it in messages); a
+        bus error or any other failure marks ``d`` gone (logged with the traceback when it is
+        not a bus error).  Returns True when it went through."""
+        try:
+            call()
+        except _BUS_ERRORS as exc:
+            reason = f"stopped answering ({_one_line(exc)}) — check its cable"
+        except Exception as exc:
+            log.exception("%s seat %d: %s raised", d.name, d.seat, what)
+            reason = f"{what} failed ({_one_line(exc)})"
+        else:
+            return True
+        self._failed(d, DeviceUnavailableError(d.name, reason, seat=d.seat), answered=True)
+        return False
+
     def _refresh(self, d: QueuedDisplay, frame: Image.Image | None, data: bytes | None) -> bool:
         """Send ``d``'s init sequence and newest frame (a blank one before any) whole again
         (:meth:`PanelLink.refresh`); a failure marks ``d`` gone.  Returns True when sent."""
         image = frame if frame is not None else Image.new(d._mode, d._size)
-        try:
-            d._link.refresh(d._device, image)
-        except _BUS_ERRORS as exc:
-            self._failed(
-                d,
-                DeviceUnavailableError(
-                    d.name, f"stopped answering ({_one_line(exc)}) — check its cable", seat=d.seat
-                ),
-                answered=True,
-            )
-            return False
-        except Exception as exc:
-            log.exception("%s seat %d: refresh raised", d.name, d.seat)
-            self._failed(
-                d,
-                DeviceUnavailableError(d.name, f"refresh failed ({_one_line(exc)})", seat=d.seat),
-                answered=True,
-            )
+        if not self._transfer(d, "refresh", lambda: d._link.refresh(d._device, image)):
             return False
         with self._cond:
             d.refreshes += 1
@@ -574,24 +573,7 @@ class BusWriter(ClosesOnExit):
 
     def _send(self, d: QueuedDisplay, frame: Image.Image, data: bytes | None) -> bool:
         """Send one frame to ``d``'s current device; a failure marks ``d`` gone."""
-        try:
-            d._device.display(frame)
-        except _BUS_ERRORS as exc:
-            self._failed(
-                d,
-                DeviceUnavailableError(
-                    d.name, f"stopped answering ({_one_line(exc)}) — check its cable", seat=d.seat
-                ),
-                answered=True,
-            )
-            return False
-        except Exception as exc:
-            log.exception("%s seat %d: display() raised", d.name, d.seat)
-            self._failed(
-                d,
-                DeviceUnavailableError(d.name, f"display failed ({_one_line(exc)})", seat=d.seat),
-                answered=True,
-            )
+        if not self._transfer(d, "display", lambda: d._device.display(frame)):
             return False
         d._shown = data
         with self._cond:
