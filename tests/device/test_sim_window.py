@@ -36,10 +36,9 @@ from device.console import Console, make_seats
 from device.events import DeviceQueue, SdlPump
 from device.lobby import LobbyChoices
 from device.present import SimPresenter
-from device.sim import KEYMAP, SimKeyboard
+from device.sim import KEYMAP, SimKeyboard, sim_slap_buttons
 from drivers.clock import MonotonicClock
 from drivers.hand_display import open_hand_display
-from drivers.slap import SlapButtons
 from drivers.table_display import TableDisplay
 
 out = Path(sys.argv[1])
@@ -50,7 +49,7 @@ devices = [open_hand_display(s, "dummy") for s in range(6)]
 factory = MockFactory()
 pins = dict(enumerate(SIM_SLAP_PINS))
 presenter = SimPresenter(display)
-with SlapButtons(pins, queue.post, pin_factory=factory) as buttons:
+with sim_slap_buttons(pins, queue.post, factory) as buttons:
     console = Console(
         presenter=presenter, seats=make_seats(devices, "sim", SIM_SLAP_PINS), clock=clock,
         queue=queue, choices=LobbyChoices(game="riiing", kinds=("human", "computer")),
