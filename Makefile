@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint typecheck pytest bench clean check-python xvfb micropython \
-        install uninstall constraints appliance-test appliance-tools
+        install uninstall readonly-check constraints appliance-test appliance-tools
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: python3 is missing: install Python 3.11+ (e.g. apt-get install python3 python3-venv)"; exit 1; }
@@ -68,6 +68,11 @@ install:
 
 uninstall:
 	@DESTDIR="$(DESTDIR)" sh systemd/install.sh uninstall
+
+# A read-only root (systemd/README.md): exit 0 when / is an overlay and /var/lib/partytable is
+# on a writable persistent mount of its own; otherwise one line saying what to do.
+readonly-check:
+	@sh systemd/install.sh readonly-check
 
 # constraints.txt: the exact versions the tests passed with, used by the dev venv above, CI and
 # make install.  This re-resolves pyproject.toml (runtime + dev) in a fresh venv and writes its
