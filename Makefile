@@ -98,9 +98,11 @@ constraints: | check-python
 
 # make appliance-test (scripts/appliance): the appliance on a real systemd in a qemu VM — a
 # Debian Bookworm image (mmdebstrap, cached in ~/.cache/partytable/appliance), the project put
-# in by make install, READY, the watchdog, 30 power cuts (SIGKILL of qemu) with an exact resume
-# and an integrity check after each.  As root on Debian the tools come from apt; elsewhere it
-# says why it skips.  ARGS go to the harness (--cuts N, --seed S, --keep DIR, --nice N).
+# in by make install, READY, the watchdog, the restart after exit 0, a handheld plugged in
+# after READY, the hardware watchdog, 30 power cuts (SIGKILL of qemu) with an exact resume
+# and an integrity check after each, then 10 more on a read-only root (an overlay).  As root on Debian the tools come from apt; elsewhere it
+# says why it skips.  ARGS go to the harness (--cuts N, --overlay-cuts N, --seed S, --keep DIR,
+# --nice N).
 APPLIANCE_APT := qemu-system-x86 mmdebstrap e2fsprogs
 appliance-tools:
 	@{ command -v qemu-system-x86_64 && command -v mmdebstrap && command -v mke2fs; } >/dev/null 2>&1 \

@@ -553,9 +553,8 @@ def test_on_a_pi_config_txt_turns_the_watchdog_on_once_and_uninstall_takes_it_ou
     # uninstall: the Pi's own lines stay, with the newline the install had to add at the end
     assert installed.read_text() == OWN_FIRMWARE + "\n"
     assert "config.txt's watchdog lines" in scenario.own_uninstall.stdout
-    changed = {p for p in scenario.own_after_install.keys() | scenario.own_after_install_again.keys()
-               if scenario.own_after_install.get(p) != scenario.own_after_install_again.get(p)}
-    assert changed == set()
+    first, again = scenario.own_after_install, scenario.own_after_install_again
+    assert {p for p in first.keys() | again.keys() if first.get(p) != again.get(p)} == set()
 
 
 @pytest.mark.parametrize(("mounts", "rc", "says"), [
