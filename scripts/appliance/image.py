@@ -7,9 +7,9 @@ machine for the appliance tests"):
   udev, the Debian kernel (``linux-image-amd64``), make and the run-time packages
   ``make install`` asks for (``APT_PACKAGES`` in ``systemd/install.sh``, so its apt step
   finds them all installed and needs no network later);
-- a boot set up for a headless VM: root on ``/dev/vda`` (fstab), a minimal initramfs
-  (:mod:`.initramfs`: busybox, virtio and ext4), a volatile journal forwarded to the serial
-  console, a machine id, and the units a headless test box has no use for masked;
+- a boot set up for a headless VM: root on ``/dev/vda`` (fstab), a volatile journal
+  forwarded to the serial console, a machine id, and the units a headless test box has no
+  use for masked;
 - the project's pinned dependencies: wheels built on the host by its own pip
   (``pip wheel -c constraints.txt``: the host's index, proxy and certificates apply) into
   ``/var/cache/partytable-appliance/wheels`` in the tree, then ``make install`` run once in
@@ -21,8 +21,11 @@ version and package lists, the mirror, ``APT_PACKAGES``, ``pyproject.toml``'s de
 ``constraints.txt``.  The project itself changes every run, so it is not in the base: each
 run copies the base tree (``cp -a --reflink=auto``), copies the repository's files in, runs
 ``make install`` in a chroot again (the venv's stamp matches: only the source and the files
-around it change), lays the test's guest files in and makes an ext4 image of the tree with
-``mke2fs -d`` (no mount, no loop device).  A run never inherits another run's state.
+around it change), lays the test's guest files in, builds the minimal initramfs
+(:mod:`.initramfs`: busybox, virtio, ext4 and overlay; a second or two, so a change to it
+needs no new base) and makes an ext4 image of the tree with ``mke2fs -d`` (no mount, no loop
+device); for the read-only root layout a second image of the same tree with its own fstab
+and an empty state disk (:class:`RunDisks`).  A run never inherits another run's state.
 
 Every step that fails raises :class:`BuildError` with one line naming the step, and the
 last lines of its output.
