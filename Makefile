@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test test-fast lint typecheck pytest bench clean check-python xvfb micropython firmware \
-        install uninstall constraints appliance-test appliance-tools
+        install uninstall readonly-check constraints appliance-test appliance-tools
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: python3 is missing: install Python 3.11+ (e.g. apt-get install python3 python3-venv)"; exit 1; }
@@ -82,6 +82,11 @@ install:
 uninstall:
 	@DESTDIR="$(DESTDIR)" sh systemd/install.sh uninstall
 
+# A read-only root (systemd/README.md): exit 0 when / is an overlay and /var/lib/partytable is
+# on a writable persistent mount of its own; otherwise one line saying what to do.
+readonly-check:
+	@sh systemd/install.sh readonly-check
+
 # constraints.txt: the exact versions the tests passed with, used by the dev venv above, CI and
 # make install.  This re-resolves pyproject.toml (runtime + dev) in a fresh venv and writes its
 # pip freeze; lines with an environment marker (the Pi-only lgpio pin, which pip freeze on a
@@ -106,9 +111,11 @@ constraints: | check-python
 
 # make appliance-test (scripts/appliance): the appliance on a real systemd in a qemu VM — a
 # Debian Bookworm image (mmdebstrap, cached in ~/.cache/partytable/appliance), the project put
-# in by make install, READY, the watchdog, 30 power cuts (SIGKILL of qemu) with an exact resume
-# and an integrity check after each.  As root on Debian the tools come from apt; elsewhere it
-# says why it skips.  ARGS go to the harness (--cuts N, --seed S, --keep DIR, --nice N).
+# in by make install, READY, the watchdog, the restart after exit 0, a handheld plugged in
+# after READY, the hardware watchdog, 30 power cuts (SIGKILL of qemu) with an exact resume
+# and an integrity check after each, then 10 more on a read-only root (an overlay).  As root on Debian the tools come from apt; elsewhere it
+# says why it skips.  ARGS go to the harness (--cuts N, --overlay-cuts N, --seed S, --keep DIR,
+# --nice N).
 APPLIANCE_APT := qemu-system-x86 mmdebstrap e2fsprogs
 appliance-tools:
 	@{ command -v qemu-system-x86_64 && command -v mmdebstrap && command -v mke2fs; } >/dev/null 2>&1 \

@@ -4,6 +4,7 @@
 #   sh systemd/install.sh install      # as root, from a checkout of the repository
 #   sh systemd/install.sh uninstall
 #   sh systemd/install.sh files        # the source files install copies, one a line
+#   sh systemd/install.sh readonly-check   # is this box's layout ready for a read-only root?
 #
 # Environment:
 #   DESTDIR   install into this root instead of the running system (absolute path; the test and
@@ -23,9 +24,15 @@
 #   /etc/systemd/system/partytable.service       enabled (multi-user.target.wants/)
 #   /etc/sysusers.d/partytable.conf              the user partytable and its groups
 #   /etc/udev/rules.d/99-partytable.rules        serial handhelds; GPIO/I2C/SPI groups
+#   /etc/modules-load.d/partytable.conf          drivers of the unit's device classes, at boot
+#   /etc/systemd/system.conf.d/partytable.conf   systemd feeds the hardware watchdog
+#   /boot/firmware/config.txt                    on a Pi only (when it exists): three lines
+#                                                that turn the watchdog on, added once
 #   /etc/partytable/config.toml                  from device/config.toml, only when absent
-# Uninstall removes all of it but /etc/partytable/config.toml, /var/lib/partytable (the party's
-# games) and the user and groups.  Every failure is one line naming what is missing.
+# Uninstall removes all of it (config.txt's three lines too) but /etc/partytable/config.toml,
+# /var/lib/partytable (the party's games) and the user and groups.  Every failure is one line
+# naming what is missing.  On a read-only root (an overlay: what is written is gone at the
+# next boot) install refuses to run and says how to turn the overlay off first.
 
 set -eu
 
@@ -34,6 +41,11 @@ UNIT=partytable.service
 UNIT_DIR=/etc/systemd/system
 SYSUSERS=/etc/sysusers.d/partytable.conf
 RULES=/etc/udev/rules.d/99-partytable.rules
+MODULES=/etc/modules-load.d/partytable.conf
+MANAGER_CONF=/etc/systemd/system.conf.d/partytable.conf
+FIRMWARE_CONFIG=/boot/firmware/config.txt
+# the first of the three lines install adds to config.txt (uninstall takes out exactly them)
+FIRMWARE_MARK="# partytable: the hardware watchdog that systemd feeds (make uninstall removes these 3 lines)"
 CONFIG=/etc/partytable/config.toml
 STATE=/var/lib/partytable
 # Run-time packages on Raspberry Pi OS / Debian Bookworm (hardware-facts.md, "pygame-ce"): the
@@ -281,6 +293,118 @@ udev_step() {
     fi
 }
 
+# The drivers of the unit's device classes (systemd/partytable.modules), loaded at boot: systemd
+# resolves DeviceAllow=char-<class> when the service starts, so a class whose driver comes later
+# stays denied.  spidev only where the kernel has it (Raspberry Pi OS: yes, Debian's amd64: no),
+# so systemd-modules-load never fails on a missing module.
+modules_step() {
+    tmp=$(mktemp)
+    cat "$SRC/systemd/partytable.modules" >"$tmp"
+    for f in "$D"/lib/modules/*/kernel/drivers/spi/spidev.ko*; do
+        if [ -e "$f" ]; then
+            printf '%s\n%s\n' "# spi: the SPI hand displays (this kernel has spidev)" spidev >>"$tmp"
+            break
+        fi
+    done
+    if put "$tmp" "$D$MODULES"; then
+        CHANGED=yes
+        say "modules: $MODULES"
+        if live; then
+            systemctl restart systemd-modules-load.service \
+                || say "modules: systemd-modules-load failed (journalctl -u systemd-modules-load)"
+        fi
+    fi
+    rm -f "$tmp"
+    say "modules: $(grep -v '^#' "$D$MODULES" | grep -v '^$' | tr '\n' ' ')loaded at boot"
+}
+
+# The hardware watchdog: systemd (PID 1) feeds /dev/watchdog0 (partytable-watchdog.conf); on a
+# Raspberry Pi (a /boot/firmware/config.txt) the firmware turns the watchdog on, three lines
+# added at the end once (an `[all]` section, so no [pi4]-style filter above applies to them).
+watchdog_step() {
+    if put "$SRC/systemd/partytable-watchdog.conf" "$D$MANAGER_CONF"; then
+        say "watchdog: $MANAGER_CONF"
+        if live; then
+            systemctl daemon-reexec || say "watchdog: systemctl daemon-reexec failed: from the next boot"
+        fi
+    fi
+    fw=$D$FIRMWARE_CONFIG
+    if [ ! -f "$fw" ]; then
+        say "watchdog: systemd feeds /dev/watchdog0 where there is one (no $FIRMWARE_CONFIG: not a Raspberry Pi)"
+    elif grep -qxF "$FIRMWARE_MARK" "$fw"; then
+        say "watchdog: $FIRMWARE_CONFIG turns it on"
+    elif grep -Eq '^[[:space:]]*dtparam=watchdog=on[[:space:]]*$' "$fw"; then
+        say "watchdog: $FIRMWARE_CONFIG turns it on already (dtparam=watchdog=on): left as it is"
+    else
+        [ ! -s "$fw" ] || [ "$(tail -c 1 "$fw" | od -An -c | tr -d ' ')" = '\n' ] || echo >>"$fw"
+        printf '%s\n[all]\ndtparam=watchdog=on\n' "$FIRMWARE_MARK" >>"$fw"
+        say "watchdog: $FIRMWARE_CONFIG turns it on from the next boot (dtparam=watchdog=on)"
+    fi
+}
+
+# config.txt without install's three lines (the mark, [all], dtparam=watchdog=on)
+firmware_unmark() {
+    fw=$D$FIRMWARE_CONFIG
+    [ -f "$fw" ] && grep -qxF "$FIRMWARE_MARK" "$fw" || return 1
+    tmp=$(mktemp)
+    awk -v mark="$FIRMWARE_MARK" '
+        skip == 2 && $0 == "[all]" { skip = 1; next }
+        skip == 1 && $0 == "dtparam=watchdog=on" { skip = 0; next }
+        { skip = 0 }
+        $0 == mark { skip = 2; next }
+        { print }' "$fw" >"$tmp"
+    cat "$tmp" >"$fw"
+    rm -f "$tmp"
+}
+
+# What holds PATH: "TARGET SOURCE FSTYPE OPTIONS" of its mount (findmnt, util-linux)
+mount_of() {
+    findmnt -n -r -o TARGET,SOURCE,FSTYPE,OPTIONS --target "$1" 2>/dev/null | tail -n 1
+}
+
+# A read-only root (an overlay) keeps nothing written to it: install would be lost at the next
+# boot, so it stops and says so.
+overlay_guard() {
+    live || return 0
+    command -v findmnt >/dev/null 2>&1 || return 0
+    set -- $(mount_of /)
+    [ "${3:-}" = overlay ] || return 0
+    die "/ is a read-only root (an overlay): what install writes is gone at the next boot; turn the overlay off (sudo raspi-config nonint do_overlayfs 1, or overlayroot=disabled), reboot, install, turn it on again (systemd/README.md, \"A read-only root\")"
+}
+
+# readonly-check: does the layout keep the party's games with a read-only root?  Exit 0: the
+# root is an overlay and the state directory is on a writable persistent mount of its own;
+# exit 1 otherwise, with one line saying what to do (systemd/README.md, "A read-only root").
+readonly_check() {
+    need_tool findmnt util-linux
+    state=$STATE
+    [ -d "$state" ] || state=$(dirname "$state")
+    set -- $(mount_of /)
+    root_fs=${3:-?}
+    set -- $(mount_of "$state")
+    target=${1:-/} source=${2:-?} fstype=${3:-?} options=${4:-}
+    case ",$options," in *,ro,*) ro=yes ;; *) ro=no ;; esac
+    if [ "$root_fs" = overlay ]; then
+        if [ "$target" = / ] || [ "$fstype" = overlay ] || [ "$fstype" = tmpfs ] \
+            || [ "$fstype" = ramfs ]; then
+            say "readonly-check: / is an overlay and $STATE is on it (in RAM): the games are lost at every power-off; give $STATE a partition of its own in /etc/fstab (systemd/README.md, \"A read-only root\")"
+            return 1
+        fi
+        if [ $ro = yes ]; then
+            say "readonly-check: $STATE is on $source ($fstype) mounted read-only: the console cannot keep its games; mount it rw in /etc/fstab"
+            return 1
+        fi
+        say "readonly-check: ok: / is a read-only overlay, $STATE is on $source ($fstype, rw, mounted at $target): the games survive a pulled plug"
+        return 0
+    fi
+    if [ "$target" = / ]; then
+        say "readonly-check: / is writable ($root_fs) and holds $STATE: for a read-only root, first give $STATE a partition of its own in /etc/fstab, then turn the overlay on (sudo raspi-config nonint do_overlayfs 0; systemd/README.md, \"A read-only root\")"
+    else
+        say "readonly-check: / is writable ($root_fs); $STATE is on $source ($fstype, mounted at $target): ready, turn the overlay on (sudo raspi-config nonint do_overlayfs 0) and reboot"
+    fi
+    return 1
+}
+
 config_step() {
     if [ -e "$D$CONFIG" ] || [ -L "$D$CONFIG" ]; then
         say "config: kept $CONFIG"
@@ -305,6 +429,7 @@ do_install() {
     need_tool install coreutils
     need_tool cmp diffutils
     need_tool diff diffutils
+    overlay_guard
     NEW_DIRS=
     CHANGED=no
     umask 022
@@ -314,6 +439,8 @@ do_install() {
     venv_step
     sysusers_step
     udev_step
+    modules_step
+    watchdog_step
     config_step
     unit_step
     if [ -n "$NEW_DIRS" ]; then
@@ -348,7 +475,8 @@ do_uninstall() {
             systemctl --quiet disable "$UNIT" || die "systemctl disable $UNIT failed"
         fi
     fi
-    for f in "$UNIT_DIR/multi-user.target.wants/$UNIT" "$UNIT_DIR/$UNIT" "$SYSUSERS" "$RULES"; do
+    for f in "$UNIT_DIR/multi-user.target.wants/$UNIT" "$UNIT_DIR/$UNIT" "$SYSUSERS" "$RULES" \
+        "$MODULES" "$MANAGER_CONF"; do
         if [ -e "$D$f" ] || [ -L "$D$f" ]; then
             rm -f "$D$f"
             removed="$removed $f"
@@ -358,12 +486,18 @@ do_uninstall() {
         rm -rf "$D$PREFIX"
         removed="$removed $PREFIX"
     fi
+    if firmware_unmark; then
+        removed="$removed $FIRMWARE_CONFIG's watchdog lines"
+    fi
     # the directories install made, deepest first, where they are empty now
     printf '%s\n' "$created" | sort -r | while IFS= read -r dir; do
         [ -n "$dir" ] && rmdir "$D$dir" 2>/dev/null || true
     done
     if live; then
-        systemctl daemon-reload
+        case $removed in
+            *"$MANAGER_CONF"*) systemctl daemon-reexec || true ;;
+            *) systemctl daemon-reload ;;
+        esac
     fi
     if [ -z "$D" ] && command -v udevadm >/dev/null 2>&1 && udevadm control --ping 2>/dev/null; then
         udevadm control --reload || true
@@ -381,6 +515,7 @@ case $ACTION in
     install) do_install ;;
     uninstall) do_uninstall ;;
     files) shipped_files ;;
-    *) echo "usage: sh systemd/install.sh install|uninstall|files (files: what install copies)" >&2
+    readonly-check) readonly_check ;;
+    *) echo "usage: sh systemd/install.sh install|uninstall|files|readonly-check (files: what install copies)" >&2
        exit 2 ;;
 esac

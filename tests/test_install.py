@@ -13,9 +13,12 @@ machine's pip cache once it is warm):
 2. the same install again: every file, link and directory identical (content, mode, mtime).
 3. ``make uninstall`` twice, on a copy of that root: exactly the install's paths are gone,
    config and the accounts are kept.
-4. a config of the party's own (here a broken one) and a state directory present before the
-   install: both come through install and uninstall byte for byte, and the install names the
-   config's problem in one line.
+4. a config of the party's own (here a broken one), a state directory and a Raspberry Pi's
+   ``/boot/firmware/config.txt`` and kernel with ``spidev`` present before the install: config
+   and games come through install and uninstall byte for byte, the install names the config's
+   problem in one line, adds the watchdog's three lines to config.txt once (a second install
+   leaves all as it is) and ``spidev`` to the modules; the uninstall leaves config.txt as it
+   was.
 
 Skipped, with the reason, where systemctl or systemd-sysusers (Debian's ``systemd`` package)
 or Debian's ``/usr/bin/python3`` with ``venv`` is missing.
@@ -175,12 +178,18 @@ class Scenario:
     own_before: dict[str, tuple[object, ...]]
     own_install: subprocess.CompletedProcess[str]
     own_after_install: dict[str, tuple[object, ...]]
+    own_modules: str
+    own_install_again: subprocess.CompletedProcess[str]
+    own_after_install_again: dict[str, tuple[object, ...]]
     own_uninstall: subprocess.CompletedProcess[str]
     own_after_uninstall: dict[str, tuple[object, ...]]
 
 
 OWN_CONFIG = '# the Muellers\' box\n[display]\ndriver = "hdmi-please"\n'
 OWN_DB = b"SQLite format 3\x00 stands in for the party's games"
+OWN_FIRMWARE = ("# the Pi's own config.txt\ndtparam=audio=on\n\n[pi4]\narm_boost=1\n\n"
+                "[cm4]\notg_mode=1")  # no newline at the end, as an editor may leave it
+SPIDEV = "lib/modules/6.6.51+rpt-rpi-v8/kernel/drivers/spi/spidev.ko.xz"
 
 
 @pytest.fixture(scope="module")
@@ -226,15 +235,24 @@ def scenario() -> Iterator[Scenario]:
         state = own / "var/lib/partytable"
         state.mkdir(parents=True, mode=0o700)
         (state / "partytable.db").write_bytes(OWN_DB)
+        (own / "boot/firmware").mkdir(parents=True)
+        (own / "boot/firmware/config.txt").write_text(OWN_FIRMWARE)
+        (own / SPIDEV).parent.mkdir(parents=True)
+        (own / SPIDEV).write_bytes(b"stands in for the Pi kernel's spidev module")
         own_before = snapshot(own)
         own_install = run_make("install", own)
         own_after_install = snapshot(own)
+        modules = own / "etc/modules-load.d/partytable.conf"
+        own_modules = modules.read_text() if modules.exists() else ""
+        own_install_again = run_make("install", own)
+        own_after_install_again = snapshot(own)
         own_uninstall = run_make("uninstall", own)
         own_after_uninstall = snapshot(own)
         yield Scenario(root, first, after_first, second, after_second, probe.stdout.strip(),
                        helped.returncode, checked, uninstall, after_uninstall,
                        uninstall_again, after_uninstall_again, own, own_before, own_install,
-                       own_after_install, own_uninstall, own_after_uninstall)
+                       own_after_install, own_modules, own_install_again, own_after_install_again,
+                       own_uninstall, own_after_uninstall)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -249,12 +267,15 @@ def expected_paths() -> dict[str, tuple[str, int | None]]:
                          capture_output=True, text=True, check=True).stdout.strip()
     dirs = {"", "etc", "etc/systemd", "etc/systemd/system",
             "etc/systemd/system/multi-user.target.wants", "etc/sysusers.d", "etc/udev",
-            "etc/udev/rules.d", "etc/partytable", "opt", PREFIX, f"{PREFIX}/.venv"}
+            "etc/udev/rules.d", "etc/partytable", "etc/modules-load.d",
+            "etc/systemd/system.conf.d", "opt", PREFIX, f"{PREFIX}/.venv"}
     out: dict[str, tuple[str, int | None]] = {
         "etc/systemd/system/partytable.service": ("file", 0o644),
         "etc/systemd/system/multi-user.target.wants/partytable.service": ("link", None),
         "etc/sysusers.d/partytable.conf": ("file", 0o644),
         "etc/udev/rules.d/99-partytable.rules": ("file", 0o644),
+        "etc/modules-load.d/partytable.conf": ("file", 0o644),
+        "etc/systemd/system.conf.d/partytable.conf": ("file", 0o644),
         "etc/partytable/config.toml": ("file", 0o644),
         # systemd-sysusers --root: the account files, shadow ones unreadable, and its lock
         "etc/passwd": ("file", 0o644), "etc/group": ("file", 0o644),
@@ -297,7 +318,11 @@ def test_copied_files_equal_the_repository(scenario: Scenario) -> None:
         (REPO / "device/config.toml").read_bytes()
     for name, dest in (("partytable.service", "etc/systemd/system/partytable.service"),
                        ("partytable.sysusers", "etc/sysusers.d/partytable.conf"),
-                       ("99-partytable.rules", "etc/udev/rules.d/99-partytable.rules")):
+                       ("99-partytable.rules", "etc/udev/rules.d/99-partytable.rules"),
+                       # no spidev in this root's kernel (none at all): the list as it ships
+                       ("partytable.modules", "etc/modules-load.d/partytable.conf"),
+                       ("partytable-watchdog.conf",
+                        "etc/systemd/system.conf.d/partytable.conf")):
         assert (root / dest).read_bytes() == (REPO / "systemd" / name).read_bytes(), dest
     created = (root / PREFIX / ".created-dirs").read_text().split()
     assert "/opt" in created and "/etc/sysusers.d" in created and "/etc" in created
@@ -412,8 +437,8 @@ def test_a_newer_checkout_replaces_the_source_and_drops_removed_files(
     root = tmp_path / "root"
     subprocess.run(["cp", "-a", str(scenario.root), str(root)], check=True, timeout=300)
     checkout = tmp_path / "checkout"
-    for rel in [*shipped_sources(), "systemd/install.sh", "systemd/partytable.service",
-                "systemd/partytable.sysusers", "systemd/99-partytable.rules"]:
+    systemd = [f"systemd/{p.name}" for p in (REPO / "systemd").iterdir() if p.is_file()]
+    for rel in [*shipped_sources(), *systemd]:
         (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REPO / rel, checkout / rel)
     (checkout / "README.md").write_text("# partytable, a later version\n")
@@ -479,6 +504,90 @@ def test_the_partys_own_config_and_games_survive_install_and_uninstall(
     assert re.search(r"config\.toml: display\.driver: unknown video driver 'hdmi-please'",
                      out), out
     assert (scenario.own_root / "etc/partytable/config.toml").read_text() == OWN_CONFIG
+
+
+def modules_listed(text: str) -> list[str]:
+    """A modules-load.d file's module names, in order."""
+    return [line.strip() for line in text.splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+@needs_tools
+def test_systemd_loads_the_device_class_drivers_at_boot(scenario: Scenario) -> None:
+    """/etc/modules-load.d/partytable.conf: what systemd-modules-load.service loads before the
+    unit starts, so DeviceAllow=char-ttyACM (and the others) resolve at its start; spidev
+    only where the kernel has it."""
+    shipped = modules_listed((REPO / "systemd/partytable.modules").read_text())
+    assert {"cdc_acm", "usbserial", "i2c-dev", "snd"} <= set(shipped)
+    assert "spidev" not in shipped
+    installed = scenario.root / "etc/modules-load.d/partytable.conf"
+    assert modules_listed(installed.read_text()) == shipped
+    assert modules_listed(scenario.own_modules) == [*shipped, "spidev"]
+    assert "modules: cdc_acm usbserial i2c-dev snd spidev loaded at boot" in \
+        scenario.own_install.stdout
+
+
+@needs_tools
+def test_systemd_feeds_the_hardware_watchdog(scenario: Scenario) -> None:
+    conf = scenario.root / "etc/systemd/system.conf.d/partytable.conf"
+    settings = unit_settings(conf)
+    assert conf.read_text().splitlines().count("[Manager]") == 1
+    # the Pi's BCM2835 watchdog counts at most 15 s: a longer timeout is refused by its driver
+    assert settings["RuntimeWatchdogSec"] == ["15s"]
+    assert "not a Raspberry Pi" in scenario.first.stdout
+
+
+@needs_tools
+def test_on_a_pi_config_txt_turns_the_watchdog_on_once_and_uninstall_takes_it_out(
+        scenario: Scenario) -> None:
+    fw = "boot/firmware/config.txt"
+    installed = scenario.own_root / fw
+    after = (scenario.own_after_install[fw], scenario.own_after_install_again[fw])
+    assert after[0] == after[1], "a second install leaves config.txt as it is"
+    text = (OWN_FIRMWARE + "\n# partytable: the hardware watchdog that systemd feeds (make "
+            "uninstall removes these 3 lines)\n[all]\ndtparam=watchdog=on\n")
+    assert scenario.own_install_again.returncode == 0, scenario.own_install_again.stderr
+    assert "watchdog: /boot/firmware/config.txt turns it on" in \
+        scenario.own_install_again.stdout
+    assert after[0][3] == hashlib.sha256(text.encode()).hexdigest()
+    # uninstall: the Pi's own lines stay, with the newline the install had to add at the end
+    assert installed.read_text() == OWN_FIRMWARE + "\n"
+    assert "config.txt's watchdog lines" in scenario.own_uninstall.stdout
+    first, again = scenario.own_after_install, scenario.own_after_install_again
+    assert {p for p in first.keys() | again.keys() if first.get(p) != again.get(p)} == set()
+
+
+@pytest.mark.parametrize(("mounts", "rc", "says"), [
+    ({"/": "/ overlay overlay rw,relatime", "/var/lib/partytable":
+      "/var/lib/partytable /dev/mmcblk0p3 ext4 rw,noatime"}, 0, "ok: / is a read-only overlay"),
+    ({"/": "/ overlay overlay rw,relatime", "/var/lib/partytable":
+      "/ overlay overlay rw,relatime"}, 1, "is on it (in RAM): the games are lost"),
+    ({"/": "/ overlay overlay rw,relatime", "/var/lib/partytable":
+      "/var/lib/partytable /dev/sda1 ext4 ro,noatime"}, 1, "mounted read-only"),
+    ({"/": "/ /dev/mmcblk0p2 ext4 rw,noatime", "/var/lib/partytable":
+      "/ /dev/mmcblk0p2 ext4 rw,noatime"}, 1, "first give /var/lib/partytable a partition"),
+    ({"/": "/ /dev/mmcblk0p2 ext4 rw,noatime", "/var/lib/partytable":
+      "/var/lib/partytable /dev/mmcblk0p3 ext4 rw"}, 1, "ready, turn the overlay on"),
+])
+def test_readonly_check_says_whether_the_games_survive_a_read_only_root(
+        tmp_path: Path, mounts: dict[str, str], rc: int, says: str) -> None:
+    """``make readonly-check`` on the mounts findmnt reports (a stand-in findmnt first on
+    PATH prints what util-linux's prints with ``-n -r -o TARGET,SOURCE,FSTYPE,OPTIONS
+    --target``); the appliance test runs the real one on both of its VM layouts."""
+    fake = tmp_path / "findmnt"
+    # the state directory, or /var/lib where this machine has none (install.sh looks there)
+    cases = "\n".join(f'    "{path}"{"|/var/lib" if path != "/" else ""}) echo "{line}" ;;'
+                      for path, line in mounts.items())
+    fake.write_text(f'#!/bin/sh\nfor a; do t=$a; done\ncase $t in\n{cases}\n'
+                    '    *) echo "/ overlay overlay rw" ;;\nesac\n')
+    fake.chmod(0o755)
+    env = {**clean_env(), "PATH": f"{tmp_path}:{os.environ['PATH']}"}
+    env.pop("DESTDIR", None)
+    done = subprocess.run(["sh", str(SCRIPT), "readonly-check"], capture_output=True, text=True,
+                          env=env, cwd="/", timeout=60, check=False)
+    assert done.returncode == rc, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("readonly-check: ") and says in lines[0], lines
 
 
 def install_sh_files(script: Path) -> list[str]:

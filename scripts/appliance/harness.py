@@ -9,10 +9,22 @@ and ``APPLIANCE_CACHE`` (the cache folder) set the same from the environment).
    or a host Python other than 3.11 (its wheels go into Bookworm's 3.11).
 2. The base image, cached (:func:`.image.ensure_base`), and the run's own disk
    (:func:`.image.make_run_disk`); then KVM or TCG (:func:`.vm.probe_kvm`).
-3. Boot 1 is the first power-on: READY, the checks, then the watchdog test — SIGUSR1 (the
-   service's ``PARTYTABLE_DEBUG_HANG``) stops the loop; within WatchdogSec (10 s) +
-   RestartSec (3 s) + a start, ``NRestarts`` grows by one, the journal says "Watchdog
-   timeout" and the game resumes after exactly the actions committed before the hang.
+3. Boot 1 is the first power-on: READY, the checks, then, on that one boot:
+   - the service's watchdog: SIGUSR1 (the service's ``PARTYTABLE_DEBUG_HANG``) stops the
+     loop; within WatchdogSec (10 s) + RestartSec (3 s) + a start, ``NRestarts`` grows by
+     one, the journal says "Watchdog timeout" and the game resumes after exactly the
+     actions committed before the hang;
+   - ``readonly-check`` (systemd/install.sh) says this root is writable (exit 1);
+   - a console that exits 0 comes back: SIGINT to its main process (a clean Quit, exit 0):
+     ``NRestarts`` grows by one and the game resumes exactly (``Restart=always``);
+   - a handheld plugged in after READY (``guest/hotplug.sh``: a CDC ACM gadget on
+     ``dummy_hcd``, udev loads ``cdc_acm`` unless it is loaded already): a process in the
+     service's cgroup opens its ``/dev/ttyACM0`` (the unit's device policy let it through),
+     the node is dialout 0660 with its ``/dev/serial/by-id`` name (99-partytable.rules);
+   - the hardware watchdog: systemd feeds the VM's i6300esb (``RuntimeWatchdogUSec``), then
+     the kernel is frozen (``kernel.panic=0`` and a sysrq crash: nothing runs any more and
+     nothing but the watchdog resets the machine); the guest must boot again by itself in
+     the same qemu (a new boot id): that is boot 2, checked like a boot after a cut.
 4. ``cuts`` times: at a random moment after READY (seeded by ``--seed``, printed) the power
    is cut (SIGKILL of qemu) and the VM booted again; after each boot the checks of
    :func:`.checks.check_boot` run on what the agent reports.  A cut never comes before the
@@ -20,8 +32,16 @@ and ``APPLIANCE_CACHE`` (the cache folder) set the same from the environment).
 5. After the last boot: wait until at least one game has finished, run ``history --check``
    on the last cut's copy and on the live database, and compare every finished game with its
    uncut reference played on the host (:mod:`.reference`).
-6. The figures: power-on (qemu's start) to READY (median, min, max), cuts, resumes,
-   integrity failures, watchdog restarts, games; each phase's time.
+6. The read-only root (``--overlay-cuts``, 10; 0 skips it): the same tree as an overlay
+   root (``overlayroot=tmpfs``: :mod:`.initramfs`) over a root image nothing may write, the
+   game database on a second disk at ``/var/lib/partytable`` (:data:`.image.OVERLAY_FSTAB`);
+   ``readonly-check`` says ok on its first boot; ``overlay-cuts`` power cuts with the same
+   checks, the root image's size and mtime the same after each, its SHA-256 the same at the
+   end; ``history --check`` of the last copy and the live database; every game it finished
+   equal to its reference.
+7. The figures: power-on (qemu's start) to READY (median, min, max), cuts, resumes,
+   integrity failures, watchdog restarts, the restart after exit 0, the hot-plug, the
+   hardware watchdog's reset, games, the read-only root's run; each phase's time.
 
 Any failed check: the evidence (the console's tail) on stderr, then one line
 ``appliance-test: FAILED: <check>`` and exit status 1.
@@ -30,6 +50,7 @@ Any failed check: the evidence (the console's tail) on stderr, then one line
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import platform
 import random
@@ -55,9 +76,9 @@ from .checks import (
     parse_history,
     resumes,
 )
-from .image import BuildError, cache_dir, ensure_base, make_run_disk
+from .image import INSTALL_SH, BuildError, cache_dir, ensure_base, make_run_disk
 from .reference import ReferenceError, reference_actions
-from .vm import Machine, Reply, VmError, boot_kernel, probe_kvm
+from .vm import CMDLINE, Hello, Machine, Reply, VmError, boot_kernel, probe_kvm
 
 REPO = Path(__file__).resolve().parents[2]
 GUEST = Path(__file__).resolve().parent / "guest"
@@ -67,6 +88,13 @@ HISTORY = (PY, "-m", "device", "history")
 JOURNAL = ("journalctl", "-b", "-u", "partytable.service", "-o", "cat", "--no-pager")
 STATE = "/var/lib/partytable"
 PROBE = "/run/appliance-probe"
+HOTPLUG = "/usr/local/lib/partytable-appliance/hotplug.sh"
+BY_ID = "usb-MicroPython_Board_in_FS_mode_appliance0-if00"
+"""The hot-plugged gadget's ``/dev/serial/by-id`` name (udev's own rules: manufacturer,
+product and serial of ``guest/hotplug.sh``), the form the config's serial ``id`` uses."""
+FREEZE = "echo 0 >/proc/sys/kernel/panic; echo c >/proc/sysrq-trigger"
+"""The frozen kernel: ``panic=0`` (wait for ever, not reboot at once as the command line's
+``panic=-1`` says), then a sysrq crash: no process runs, PID 1 feeds no watchdog."""
 BOOT_TIMEOUT_S = 240.0
 """Power-on to the agent's hello (READY comes before it) at most; TCG on a busy 2-core host
 needs about 20 s."""
@@ -78,7 +106,12 @@ RESTART_TIMEOUT_S = 120.0
 PLAY_TIMEOUT_S = 60.0
 """READY to the first committed action at most (a computer game starts at once)."""
 FINISH_TIMEOUT_S = 240.0
+SIGINT_TIMEOUT_S = 60.0
+"""SIGINT to the restarted service's READY at most (RestartSec 3 s + a start under TCG)."""
+HW_RESET_TIMEOUT_S = 60.0
+"""The freeze to the guest's reset at most: RuntimeWatchdogSec (15 s) + slack."""
 DEFAULT_CUTS = 30
+DEFAULT_OVERLAY_CUTS = 10
 DEFAULT_DELAY = (0.5, 10.0)
 """Seconds after READY a cut falls, uniform: a resumed game waits 5 s on the TV, then the
 computer players move every 250 ms, so about half the cuts land in play."""
@@ -120,6 +153,13 @@ class Figures:
     watchdog_restarts: int = 0
     watchdog_detect_s: float = 0.0
     watchdog_ready_s: float = 0.0
+    sigint_status: str = ""
+    sigint_ready_s: float = 0.0
+    hotplug: str = ""
+    hw_watchdog: str = ""
+    hw_reset_s: float = 0.0
+    overlay: Figures | None = None
+    overlay_root: str = ""
     finished_games: int = 0
     compared_games: int = 0
     actions: int = 0
@@ -224,9 +264,10 @@ class Run:
         self.say = say
         self.seen: Snapshot = EMPTY
 
-    def power_on(self, boot: int) -> float:
-        """Boot, wait for READY; the host time READY came (raises :class:`CheckFailed`)."""
-        self.m.boot()
+    def power_on(self, boot: int, *, reboot: bool = False) -> float:
+        """Boot, wait for READY; the host time READY came (raises :class:`CheckFailed`);
+        ``reboot``: the guest may reset itself (:meth:`.vm.Machine.boot`)."""
+        self.m.boot(reboot=reboot)
         try:
             hello = self.m.hello(BOOT_TIMEOUT_S)
         except VmError as err:
@@ -323,6 +364,135 @@ class Run:
                  f"{n} resume line(s): {verdict.actions} actions")
         return active
 
+    def wait_restart(self, what: str, before: int, sent: float, timeout_s: float) -> float:
+        """Wait until ``NRestarts`` is ``before + 1`` and the service is running again; the
+        host time it was.  Raises :class:`CheckFailed` after ``timeout_s`` from ``sent``,
+        naming what the unit was doing (an exit it did not restart: inactive)."""
+        restarted = 0.0
+        while True:
+            now = time.monotonic()
+            count = int(self.g.prop("NRestarts") or 0)
+            if not restarted and count > before:
+                if count != before + 1:
+                    raise CheckFailed(f"{what}: NRestarts went from {before} to {count}")
+                restarted = now
+            active, sub = self.g.prop("ActiveState"), self.g.prop("SubState")
+            if restarted and (active, sub) == ("active", "running"):
+                return time.monotonic()
+            if now - sent > timeout_s:
+                status = self.g.prop("ExecMainStatus")
+                raise CheckFailed(f"{what}: NRestarts {count} (was {before}), the service "
+                                  f"{active}/{sub} {timeout_s:.0f} s later (its main process "
+                                  f"exited with status {status}): not restarted")
+            time.sleep(0.5)
+
+    def readonly_check(self, *, want_ok: bool) -> str:
+        """``sh install.sh readonly-check`` in the guest: its line; raises
+        :class:`CheckFailed` when its exit status is not what this layout calls for."""
+        reply = self.m.call(["sh", INSTALL_SH, "readonly-check"], timeout_s=60)
+        line = (reply.out.strip() or reply.err.strip()).splitlines()[-1:] or ["(nothing)"]
+        if (reply.rc == 0) != want_ok or not line[0].startswith("readonly-check: "):
+            raise CheckFailed(f"readonly-check: exit {reply.rc} on a "
+                              f"{'read-only' if want_ok else 'writable'} root: {line[0]}")
+        self.say(f"  {line[0]}")
+        return line[0]
+
+    def sigint(self) -> float:
+        """A console that exits 0 comes back (module docstring, step 3); the host time the
+        restarted service was running.  Raises :class:`CheckFailed`."""
+        before = int(self.g.prop("NRestarts") or 0)
+        pid = self.g.prop("MainPID")
+        sent = time.monotonic()
+        reply = self.m.call(["systemctl", "kill", "-s", "SIGINT", "--kill-whom=main",
+                             "partytable.service"])
+        if reply.rc != 0:
+            raise CheckFailed(f"SIGINT: systemctl kill failed: {reply.err.strip()}")
+        # the main process is gone once the unit waits out RestartSec (or stopped for good):
+        # nothing commits until the next start has resumed the game and waited on the TV
+        while self.g.prop("MainPID") == pid and self.g.prop("SubState") == "running":
+            if time.monotonic() - sent > SIGINT_TIMEOUT_S:
+                raise CheckFailed(f"SIGINT: the console (pid {pid}) still runs "
+                                  f"{SIGINT_TIMEOUT_S:.0f} s after SIGINT")
+            time.sleep(0.3)
+        ended = self.g.history(STATE, "SIGINT: ended", as_service_user=True)
+        check_kept(self.seen, ended, "SIGINT: ended")
+        status = self.g.prop("ExecMainStatus")
+        active = self.wait_restart("SIGINT", before, sent, SIGINT_TIMEOUT_S)
+        journal = self.g.journal()
+        marker = "Scheduled restart job"
+        if marker not in journal:
+            raise CheckFailed("SIGINT: the journal has no 'Scheduled restart job' line")
+        after = journal.rsplit(marker, 1)[1]
+        live = self.g.history(STATE, "SIGINT: restarted", as_service_user=True)
+        verdict = check_boot(1, ended, after, live, ended)
+        if ended.unfinished is not None and verdict.resumed is None and verdict.closed is None:
+            raise CheckFailed("SIGINT: the game was not resumed after the restart")
+        self.seen = live
+        self.f.sigint_status = status
+        self.f.sigint_ready_s = active - sent
+        self.say(f"  SIGINT: the console exited with status {status}, NRestarts {before}->"
+                 f"{before + 1}, running again after {active - sent:.1f} s, "
+                 f"{'resumed' if verdict.resumed else 'no game open'}: "
+                 f"{verdict.actions} actions")
+        return active
+
+    def hotplug(self) -> None:
+        """A handheld plugged in after READY (module docstring, step 3).  Raises
+        :class:`CheckFailed` naming what the node or the service's cgroup did."""
+        reply = self.m.call(["sh", HOTPLUG, "plug"], timeout_s=90)
+        got = dict(line.split("=", 1) for line in reply.out.splitlines() if "=" in line)
+        if reply.rc != 0 or got.get("node") != "/dev/ttyACM0":
+            tail = (reply.err.strip() or reply.out.strip()).splitlines()[-1:] or ["(nothing)"]
+            raise CheckFailed(f"hot-plug: no /dev/ttyACM0 after the plug-in (exit {reply.rc}: "
+                              f"{tail[0][:200]})")
+        problems = []
+        if got.get("open") != "ok":
+            problems.append(f"the service's cgroup cannot open it ({got.get('open')}; "
+                            "ttyACM was not in /proc/devices when the service started)")
+        if (got.get("group"), got.get("mode")) != ("dialout", "660"):
+            problems.append(f"it is {got.get('group')} {got.get('mode')}, not dialout 660")
+        if BY_ID not in got.get("by_id", "").split():
+            problems.append(f"no /dev/serial/by-id/{BY_ID} (by-id: {got.get('by_id')})")
+        self.m.call(["sh", HOTPLUG, "unplug"], timeout_s=60)
+        if problems:
+            raise CheckFailed("hot-plug: /dev/ttyACM0 plugged in after READY: "
+                              + "; ".join(problems))
+        self.f.hotplug = f"/dev/ttyACM0 (char {got.get('class')}) opened in the service's cgroup"
+        self.say(f"  hot-plug: {self.f.hotplug}, dialout 0660, by-id {BY_ID}")
+
+    def hardware_watchdog(self) -> Hello:
+        """The hardware watchdog (module docstring, step 3): the hello of the boot the
+        watchdog's reset started.  Raises :class:`CheckFailed`."""
+        replies = self.m.call_all([
+            ["systemctl", "show", "-p", "RuntimeWatchdogUSec", "--value"],
+            ["cat", "/sys/class/watchdog/watchdog0/identity"],
+            ["cat", "/proc/sys/kernel/random/boot_id"],
+        ], timeout_s=30)
+        runtime, identity, boot_id = (r.out.strip() for r in replies)
+        if runtime in ("", "0", "infinity"):
+            raise CheckFailed(f"hardware watchdog: systemd does not feed it "
+                              f"(RuntimeWatchdogUSec={runtime or 'unset'})")
+        if not identity:
+            raise CheckFailed("hardware watchdog: no /dev/watchdog0 in the guest "
+                              f"({replies[1].err.strip()[:120]})")
+        self.m.send(["sh", "-c", FREEZE])
+        frozen = time.monotonic()
+        try:
+            hello = self.m.hello(HW_RESET_TIMEOUT_S + BOOT_TIMEOUT_S, since=frozen)
+        except VmError as err:
+            raise CheckFailed(f"hardware watchdog: the frozen guest did not boot again "
+                              f"({err})") from None
+        if hello.boot_id == boot_id:
+            raise CheckFailed("hardware watchdog: the agent answered again without a reboot")
+        if hello.ready_at is None:
+            raise CheckFailed("hardware watchdog: partytable.service never became active "
+                              "after the reset")
+        self.f.hw_watchdog = f"{identity}, RuntimeWatchdogSec {runtime}"
+        self.f.hw_reset_s = hello.ready_at - frozen
+        self.say(f"  hardware watchdog: {self.f.hw_watchdog}; the frozen kernel was reset, "
+                 f"READY again {hello.ready_at - frozen:.1f} s after the freeze")
+        return hello
+
     def cut(self, boot: int, ready: float) -> None:
         """Cut the power at READY + a random delay (not before the checks are done)."""
         delay = self.rng.uniform(*self.delay)
@@ -337,14 +507,15 @@ class Run:
         self.say(f"  cut {self.f.cuts}: {at - ready:.2f} s after READY "
                  f"(drawn {delay:.2f} s){'' if wait > 0 else ', after the checks'}")
 
-    def finish(self, boot: int) -> Snapshot:
-        """Wait until a game has finished; the live database then (checked)."""
+    def finish(self, boot: int, *, wait: bool = True) -> Snapshot:
+        """Wait until a game has finished (``wait``), run ``history --check`` on the last
+        copy and the live database; the live database then (checked)."""
         deadline = time.monotonic() + FINISH_TIMEOUT_S
         while True:
             live = self.g.history(STATE, "end", as_service_user=True)
             check_kept(self.seen, live, "end")
             self.seen = live
-            if any(g.finished for g in live.games.values()):
+            if not wait or any(g.finished for g in live.games.values()):
                 break
             if time.monotonic() > deadline:
                 raise CheckFailed(f"end: no game finished {FINISH_TIMEOUT_S:.0f} s after "
@@ -383,11 +554,25 @@ def report(f: Figures, total: float) -> list[str]:
         f"  integrity failures: {f.integrity_failures} of {f.integrity_checks} checks",
         f"  watchdog restarts: {f.watchdog_restarts} (SIGUSR1 to NRestarts+1 "
         f"{f.watchdog_detect_s:.1f} s, to active again {f.watchdog_ready_s:.1f} s)",
+        f"  exit 0 (SIGINT): status {f.sigint_status or '-'}, restarted and running again "
+        f"after {f.sigint_ready_s:.1f} s",
+        f"  hot-plug after READY: {f.hotplug or '-'}",
+        f"  hardware watchdog: {f.hw_watchdog or '-'}; the frozen kernel reset and READY "
+        f"again {f.hw_reset_s:.1f} s after the freeze",
         f"  games: {f.finished_games} finished, {f.compared_games} equal to their uncut "
         f"reference; {f.actions} actions committed in all",
-        "  phases: " + ", ".join(f"{name} {secs:.0f} s" for name, secs in f.phases)
-        + f"; total {total:.0f} s",
     ]
+    o = f.overlay
+    if o is not None:
+        lines += [
+            f"  read-only root: power-on to READY {_fmt(o.ready_s)}; {o.cuts} power cuts, "
+            f"{o.resumes} exact resumes, {o.closed_at_start} closed at start, "
+            f"{o.no_game_open} with no game open; integrity failures "
+            f"{o.integrity_failures} of {o.integrity_checks}; {o.finished_games} games "
+            f"finished, {o.compared_games} equal to their reference; {f.overlay_root}",
+        ]
+    lines.append("  phases: " + ", ".join(f"{name} {secs:.0f} s" for name, secs in f.phases)
+                 + f"; total {total:.0f} s")
     return lines
 
 
@@ -405,9 +590,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="keep the run's files (disk, console logs) in this folder")
     p.add_argument("--nice", type=int, default=int(os.environ.get("APPLIANCE_NICE", 0) or 0),
                    help="niceness added to qemu (a shared machine)")
+    overlay = os.environ.get("APPLIANCE_OVERLAY_CUTS", "")
+    p.add_argument("--overlay-cuts", type=int,
+                   default=int(overlay) if overlay else DEFAULT_OVERLAY_CUTS,
+                   help="power cuts on the read-only root layout (0: not run)")
     args = p.parse_args(list(argv))
     if args.cuts < 1:
         p.error("--cuts must be at least 1")
+    if args.overlay_cuts < 0:
+        p.error("--overlay-cuts must be 0 or more")
     if not 0 <= args.delay[0] <= args.delay[1]:
         p.error("--delay needs 0 <= MIN <= MAX")
     if args.seed is None:
@@ -445,9 +636,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
     for line in report(figures, time.monotonic() - t0):
         say(line)
+    o = figures.overlay
     say(f"appliance-test: passed ({figures.cuts} power cuts, {figures.resumes} exact resumes, "
         f"{figures.integrity_failures} integrity failures, {figures.watchdog_restarts} "
-        "watchdog restart)")
+        "watchdog restart, the restart after exit 0, the hot-plug, the hardware watchdog's "
+        "reset" + (f"; read-only root: {o.cuts} power cuts, {o.resumes} exact resumes, the "
+                   "root image unchanged)" if o is not None else ")"))
     return 0
 
 
@@ -457,45 +651,51 @@ def _run(args: argparse.Namespace, work: Path, f: Figures, say: Callable[[str], 
         f.phases.append((name, time.monotonic() - start))
 
     t = time.monotonic()
-    say(f"appliance-test: {args.cuts} power cuts, seed {args.seed} "
-        f"(APPLIANCE_SEED={args.seed} repeats the cut moments), work in {work}")
+    say(f"appliance-test: {args.cuts} power cuts (and {args.overlay_cuts} on the read-only "
+        f"root), seed {args.seed} (APPLIANCE_SEED={args.seed} repeats the cut moments), work "
+        f"in {work}")
     base = ensure_base(REPO, cache_dir(), say)
     phase("base image (built)" if base.built else "base image (cached)", t)
     t = time.monotonic()
-    disk = make_run_disk(base, REPO, GUEST, work, lambda line: None)
-    phase("run disk", t)
-    say(f"appliance-test: disk {disk} ready in {time.monotonic() - t:.0f} s")
+    disks = make_run_disk(base, REPO, GUEST, work, lambda line: None,
+                          overlay=args.overlay_cuts > 0)
+    phase("run disks", t)
+    say(f"appliance-test: disk {disks.root} ready in {time.monotonic() - t:.0f} s")
     t = time.monotonic()
     why = probe_kvm(base.kernel, work, timeout_s=4.0, niceness=args.nice)
     f.accel, f.accel_note = ("kvm", "") if why is None else ("tcg", f"KVM unusable: {why}")
     say(f"appliance-test: accelerator {f.accel}{f' ({why})' if why else ''}")
     phase("kvm probe", t)
-    machine = Machine(kernel=boot_kernel(base.kernel, work), initrd=base.initrd, disk=disk,
-                      work=work, accel=f.accel, niceness=args.nice)
+    kernel = boot_kernel(base.kernel, work)
+    machine = Machine(kernel=kernel, initrd=disks.initrd, disk=disks.root, work=work,
+                      accel=f.accel, niceness=args.nice)
     machines.append(machine)
     flags = device_flags((GUEST / "appliance-test.conf").read_text())
     rng = random.Random(args.seed)
     run = Run(machine, f, rng, tuple(args.delay), say)
     t = time.monotonic()
+    last = args.cuts + 2  # boot 1, boot 2 after the watchdog's reset, one after each cut
     try:
-        for boot in range(1, args.cuts + 2):
-            ready = run.power_on(boot)
-            verdict = run.check(boot)
-            state = (f"resumed game {verdict.resumed} after {verdict.actions} actions"
-                     if verdict.resumed is not None else
-                     f"closed game {verdict.closed}" if verdict.closed is not None else
-                     "no game was open")
-            say(f"boot {boot}: READY {f.ready_s[-1]:.1f} s after power-on; {state}; "
-                f"integrity ok; {run.seen.actions()} actions in "
-                f"{len(run.seen.games)} games")
+        reset: Hello | None = None
+        for boot in range(1, last + 1):
+            if reset is not None:
+                ready = reset.ready_at or 0.0
+                note = f"READY {f.hw_reset_s:.1f} s after the freeze (the watchdog's reset)"
+                reset = None
+            else:
+                ready = run.power_on(boot, reboot=boot == 1)
+                note = f"READY {f.ready_s[-1]:.1f} s after power-on"
+            _say_boot(say, run, boot, note)
             if boot == 1:
                 run.wait_playing(boot)
-                ready = run.watchdog()
-            if boot <= args.cuts:
+                run.watchdog()
+                reset = _first_boot_checks(run, say)
+                continue
+            if boot < last:
                 run.cut(boot, ready)
         phase("boots and cuts", t)
         t = time.monotonic()
-        final = run.finish(args.cuts + 1)
+        final = run.finish(last)
         f.actions = final.actions()
         f.finished_games = sum(1 for g in final.games.values() if g.finished)
     finally:
@@ -503,6 +703,108 @@ def _run(args: argparse.Namespace, work: Path, f: Figures, say: Callable[[str], 
     f.compared_games = check_reference(final, lambda h: _reference(h, flags))
     phase("end and reference", t)
     say(f"appliance-test: {f.compared_games} finished games equal their uncut reference")
+    if args.overlay_cuts > 0:
+        assert disks.overlay_root is not None and disks.state is not None
+        _overlay(args, work, f, say, machines, kernel, disks.initrd, disks.overlay_root,
+                 disks.state, flags)
+
+
+def _first_boot_checks(run: Run, say: Callable[[str], None]) -> Hello:
+    """Boot 1's checks after the service's watchdog (module docstring, step 3), each run
+    even when one before it failed (a console not restarted is started again, so the
+    hot-plug still meets the service's cgroup); the hello of the boot the hardware
+    watchdog's reset started.  Raises :class:`CheckFailed` with every failure in its line."""
+    failures: list[str] = []
+
+    def attempt(check: Callable[[], object]) -> None:
+        try:
+            check()
+        except CheckFailed as err:
+            failures.append(str(err))
+            say(f"  FAILED: {err}")
+
+    attempt(lambda: run.readonly_check(want_ok=False))
+    attempt(run.sigint)
+    if run.g.prop("ActiveState") != "active":
+        run.m.call(["systemctl", "start", "partytable.service"], timeout_s=180)
+    attempt(run.hotplug)
+    try:
+        hello = run.hardware_watchdog()
+    except CheckFailed as err:
+        failures.append(str(err))
+        raise CheckFailed("; ".join(failures)) from None
+    if failures:
+        raise CheckFailed("; ".join(failures))
+    return hello
+
+
+def _say_boot(say: Callable[[str], None], run: Run, boot: int, ready: str) -> None:
+    """The checks of boot ``boot`` and its line (``ready``: how READY came)."""
+    verdict = run.check(boot)
+    state = (f"resumed game {verdict.resumed} after {verdict.actions} actions"
+             if verdict.resumed is not None else
+             f"closed game {verdict.closed}" if verdict.closed is not None else
+             "no game was open")
+    say(f"boot {boot}: {ready}; {state}; integrity ok; {run.seen.actions()} actions in "
+        f"{len(run.seen.games)} games")
+
+
+def image_state(path: Path) -> tuple[int, int]:
+    """``(size, mtime_ns)`` of a disk image: qemu's first write to it changes the mtime."""
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def sha256(path: Path) -> str:
+    """The SHA-256 of a file (a sparse image reads its holes as zeros)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _overlay(args: argparse.Namespace, work: Path, f: Figures, say: Callable[[str], None],
+             machines: list[Machine], kernel: Path, initrd: Path, lower: Path, state: Path,
+             flags: Sequence[str]) -> None:
+    """The read-only root run (module docstring, step 6); its figures in ``f.overlay``."""
+    t = time.monotonic()
+    o = f.overlay = Figures(seed=args.seed, accel=f.accel)
+    before, digest = image_state(lower), sha256(lower)
+    machine = Machine(kernel=kernel, initrd=initrd, disk=lower, disks=[state], work=work,
+                      accel=f.accel, niceness=args.nice,
+                      cmdline=f"{CMDLINE} overlayroot=tmpfs", name="overlay")
+    machines.append(machine)
+    run = Run(machine, o, random.Random(args.seed + 1), tuple(args.delay), say)
+    last = args.overlay_cuts + 1
+    say(f"appliance-test: the read-only root: {args.overlay_cuts} power cuts, the games on "
+        f"{state.name}")
+    try:
+        for boot in range(1, last + 1):
+            ready = run.power_on(boot)
+            _say_boot(lambda line: say(f"read-only root: {line}"), run, boot,
+                      f"READY {o.ready_s[-1]:.1f} s after power-on")
+            if boot == 1:
+                root = machine.call(["findmnt", "-n", "-o", "FSTYPE", "/"]).out.strip()
+                if root != "overlay":
+                    raise CheckFailed(f"read-only root: / is {root or 'unknown'}, not an "
+                                      "overlay")
+                run.readonly_check(want_ok=True)
+            if boot < last:
+                run.cut(boot, ready)
+                if image_state(lower) != before:
+                    raise CheckFailed(f"read-only root: boot {boot} wrote to the root image "
+                                      f"{lower.name} (its size or mtime changed)")
+        final = run.finish(last, wait=False)
+        o.actions = final.actions()
+        o.finished_games = sum(1 for g in final.games.values() if g.finished)
+    finally:
+        machine.cut()
+    if image_state(lower) != before or sha256(lower) != digest:
+        raise CheckFailed(f"read-only root: the root image {lower.name} changed")
+    o.compared_games = check_reference(final, lambda h: _reference(h, flags))
+    f.overlay_root = f"the root image unchanged (sha256 {digest[:16]}...)"
+    f.phases.append(("read-only root", time.monotonic() - t))
 
 
 def _reference(header: Any, flags: Sequence[str]) -> list[str]:

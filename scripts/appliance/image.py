@@ -7,9 +7,9 @@ machine for the appliance tests"):
   udev, the Debian kernel (``linux-image-amd64``), make and the run-time packages
   ``make install`` asks for (``APT_PACKAGES`` in ``systemd/install.sh``, so its apt step
   finds them all installed and needs no network later);
-- a boot set up for a headless VM: root on ``/dev/vda`` (fstab), a minimal initramfs
-  (:mod:`.initramfs`: busybox, virtio and ext4), a volatile journal forwarded to the serial
-  console, a machine id, and the units a headless test box has no use for masked;
+- a boot set up for a headless VM: root on ``/dev/vda`` (fstab), a volatile journal
+  forwarded to the serial console, a machine id, and the units a headless test box has no
+  use for masked;
 - the project's pinned dependencies: wheels built on the host by its own pip
   (``pip wheel -c constraints.txt``: the host's index, proxy and certificates apply) into
   ``/var/cache/partytable-appliance/wheels`` in the tree, then ``make install`` run once in
@@ -21,8 +21,11 @@ version and package lists, the mirror, ``APT_PACKAGES``, ``pyproject.toml``'s de
 ``constraints.txt``.  The project itself changes every run, so it is not in the base: each
 run copies the base tree (``cp -a --reflink=auto``), copies the repository's files in, runs
 ``make install`` in a chroot again (the venv's stamp matches: only the source and the files
-around it change), lays the test's guest files in and makes an ext4 image of the tree with
-``mke2fs -d`` (no mount, no loop device).  A run never inherits another run's state.
+around it change), lays the test's guest files in, builds the minimal initramfs
+(:mod:`.initramfs`: busybox, virtio, ext4 and overlay; a second or two, so a change to it
+needs no new base) and makes an ext4 image of the tree with ``mke2fs -d`` (no mount, no loop
+device); for the read-only root layout a second image of the same tree with its own fstab
+and an empty state disk (:class:`RunDisks`).  A run never inherits another run's state.
 
 Every step that fails raises :class:`BuildError` with one line naming the step, and the
 last lines of its output.
@@ -46,7 +49,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .initramfs import INIT, ROOT_MODULES, archive, module_paths
+from .initramfs import ROOT_MODULES, archive, module_paths
 
 BUILDER = 2
 """Bump to rebuild every cached base (a change in how it is built that the inputs below do
@@ -81,12 +84,12 @@ MASKED_UNITS = (
 
 EXCLUDED_PATHS = (
     "/usr/share/man/*", "/usr/share/doc/*", "/usr/share/locale/*",
-    # kernel modules for hardware a qemu VM without network, display or sound never has
-    # (Bookworm's kernel package installs under /lib/modules): 230 of its 400 MB, so each
-    # run copies and formats less
+    # kernel modules for hardware a qemu VM without network or display never has (Bookworm's
+    # kernel package installs under /lib/modules): most of its 400 MB, so each run copies
+    # and formats less; sound/ stays (``modules-load.d/partytable.conf`` loads snd)
     *(f"/lib/modules/*/kernel/{d}/*" for d in (
         "drivers/net", "drivers/gpu", "drivers/media", "drivers/infiniband", "drivers/iio",
-        "drivers/staging", "sound")),
+        "drivers/staging")),
 )
 """What dpkg leaves out of the base (``path-exclude``); copyright files stay."""
 
@@ -104,12 +107,24 @@ SRC = "/usr/src/partytable"
 
 GUEST_FILES: Mapping[str, str] = {
     "agent.py": "/usr/local/lib/partytable-appliance/agent.py",
+    "hotplug.sh": "/usr/local/lib/partytable-appliance/hotplug.sh",
     "appliance-agent.service": "/etc/systemd/system/appliance-agent.service",
     "appliance-probe.service": "/etc/systemd/system/appliance-probe.service",
     "appliance-test.conf": "/etc/systemd/system/partytable.service.d/appliance-test.conf",
     "config.toml": "/etc/partytable/config.toml",
 }
 """The test's own files in ``scripts/appliance/guest/`` and where each run lays them."""
+
+INSTALL_SH = "/usr/local/lib/partytable-appliance/install.sh"
+"""Where each run lays the repository's ``systemd/install.sh``: the harness runs its
+``readonly-check`` in the guest, on both layouts."""
+
+STATE_LABEL = "partytable-state"
+OVERLAY_FSTAB = (f"# the read-only root (overlayroot=tmpfs): the games on a disk of their own\n"
+                 f"LABEL={STATE_LABEL} /var/lib/partytable ext4 rw,noatime 0 0\n")
+"""The read-only root layout's ``/etc/fstab``: no line for ``/`` (the initramfs mounts the
+overlay, as the ``overlayroot`` package's does), the state disk at the state directory
+(systemd/README.md, "A read-only root")."""
 
 GUEST_ENABLE = (("appliance-agent.service", "multi-user.target.wants"),
                 ("appliance-probe.service", "partytable.service.wants"))
@@ -130,12 +145,11 @@ class BuildError(Exception):
 
 @dataclass(frozen=True)
 class Base:
-    """A built base: ``rootfs`` (the tree), ``kernel`` and ``initrd`` (copied out of its
-    ``/boot``), ``key`` (its cache key) and ``built`` (True when this run built it)."""
+    """A built base: ``rootfs`` (the tree), ``kernel`` (copied out of its ``/boot``),
+    ``key`` (its cache key) and ``built`` (True when this run built it)."""
 
     rootfs: Path
     kernel: Path
-    initrd: Path
     key: str
     built: bool
 
@@ -171,7 +185,7 @@ def base_inputs(repo: Path, mirror: str) -> dict[str, object]:
         "packages": sorted(set(VM_PACKAGES) | set(apt_packages(repo))),
         "masked": list(MASKED_UNITS),
         "excluded": list(EXCLUDED_PATHS),
-        "boot": [JOURNALD, INIT, list(ROOT_MODULES)],
+        "boot": [JOURNALD],
         "dependencies": dependencies(repo),
         "constraints": constraints.read_text(encoding="utf-8") if constraints.exists() else "",
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",
@@ -364,9 +378,7 @@ def ensure_base(repo: Path, cache: Path, log: Log, *, mirror: str = DEFAULT_MIRR
         boot = sorted((root / "boot").glob("vmlinuz-*"))
         if not boot:
             raise BuildError("base image", f"no kernel in {root / 'boot'}")
-        version = boot[-1].name.removeprefix("vmlinuz-")
         shutil.copy2(boot[-1], work / "vmlinuz")
-        (work / "initrd.img").write_bytes(make_initramfs(root, version))
         for unused in (root / "boot").glob("initrd.img-*"):  # initramfs-tools' own, 36 MB
             unused.unlink()
         log(f"base image: wheels, boot set-up and venv in {time.monotonic() - t1:.0f} s")
@@ -376,20 +388,44 @@ def ensure_base(repo: Path, cache: Path, log: Log, *, mirror: str = DEFAULT_MIRR
 
 
 def _base(path: Path, key: str, *, built: bool) -> Base:
-    return Base(rootfs=path / "rootfs", kernel=path / "vmlinuz", initrd=path / "initrd.img",
-                key=key, built=built)
+    return Base(rootfs=path / "rootfs", kernel=path / "vmlinuz", key=key, built=built)
+
+
+@dataclass(frozen=True)
+class RunDisks:
+    """A run's disks: ``root`` (``disk.img``, the root read-write with the state directory
+    on it), ``initrd`` (:mod:`.initramfs` for the tree's kernel) and, for the read-only
+    root layout, ``overlay_root`` (``overlay-root.img``: the same tree with
+    :data:`OVERLAY_FSTAB`) and ``state`` (``state.img``: an empty ext4 labelled
+    :data:`STATE_LABEL`), or ``None``."""
+
+    root: Path
+    initrd: Path
+    overlay_root: Path | None
+    state: Path | None
 
 
 def make_run_disk(base: Base, repo: Path, guest: Path, work: Path, log: Log,
-                  *, size_mb: int = 3072) -> Path:
+                  *, size_mb: int = 3072, overlay: bool = False,
+                  state_mb: int = 256) -> RunDisks:
     """A fresh ``work/disk.img`` (raw ext4, ``size_mb`` MiB, sparse) of the base with the
     project installed by ``make install`` and the test's guest files (``guest/``, see
-    :data:`GUEST_FILES`) laid in; the copied tree is removed afterwards.  Raises
-    :class:`BuildError`."""
+    :data:`GUEST_FILES`, and :data:`INSTALL_SH`) laid in, its initramfs, and with
+    ``overlay`` the read-only root layout's two disks (:class:`RunDisks`); the copied tree is
+    removed afterwards.  Raises :class:`BuildError`."""
     root = work / "rootfs"
     with cache_lock(base.rootfs.parent.parent, exclusive=False):
         run("copy base", ["cp", "-a", "--reflink=auto", str(base.rootfs), str(root)])
     try:
+        boot = sorted((root / "boot").glob("vmlinuz-*"))
+        if not boot:
+            raise BuildError("initramfs", f"no kernel in {root / 'boot'}")
+        initrd = work / "initrd.img"
+        initrd.write_bytes(make_initramfs(root, boot[-1].name.removeprefix("vmlinuz-")))
+        target = root / INSTALL_SH.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(repo / "systemd" / "install.sh", target)
+        target.chmod(0o644)
         # the computer-only config first: make install keeps a config that is there
         for name, dest in GUEST_FILES.items():
             target = root / dest.lstrip("/")
@@ -408,9 +444,20 @@ def make_run_disk(base: Base, repo: Path, guest: Path, work: Path, log: Log,
         disk = work / "disk.img"
         run("mke2fs", ["mke2fs", "-q", "-F", "-t", "ext4", "-L", "partytable-vm", "-d",
                        str(root), str(disk), f"{size_mb}M"])
+        if not overlay:
+            return RunDisks(root=disk, initrd=initrd, overlay_root=None, state=None)
+        (root / "etc" / "fstab").write_text(OVERLAY_FSTAB)
+        (root / "var" / "lib" / "partytable").mkdir(mode=0o755, exist_ok=True)
+        lower = work / "overlay-root.img"
+        run("mke2fs (read-only root)", ["mke2fs", "-q", "-F", "-t", "ext4", "-L",
+                                        "partytable-vm", "-d", str(root), str(lower),
+                                        f"{size_mb}M"])
+        state = work / "state.img"
+        run("mke2fs (state disk)", ["mke2fs", "-q", "-F", "-t", "ext4", "-L", STATE_LABEL,
+                                    str(state), f"{state_mb}M"])
+        return RunDisks(root=disk, initrd=initrd, overlay_root=lower, state=state)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return disk
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:

@@ -1,6 +1,15 @@
 """The appliance VM's initramfs: the few kernel modules the root disk needs (virtio-pci,
-virtio-blk, ext4 and what they depend on, in ``modprobe --show-depends`` order), a static
-busybox and a short ``/init`` that loads them, mounts ``/dev/vda`` and hands over to systemd.
+virtio-blk, ext4, overlay and what they depend on, in ``modprobe --show-depends`` order), a
+static busybox and a short ``/init`` that loads them, mounts ``/dev/vda`` and hands over to
+systemd.
+
+With ``overlayroot=tmpfs`` on the kernel command line (the switch of Debian's and Raspberry
+Pi OS's ``overlayroot`` package, which ``raspi-config nonint do_overlayfs 0`` sets) the root
+is read-only the way that package makes it: ``/dev/vda`` mounted ``ro,noload`` (no journal
+replay: nothing is written to it, ever), a tmpfs for the changes, the overlay of the two as
+``/``, the lower and upper trees kept at ``/media/root-ro`` and ``/media/root-rw``.  What the
+system writes lives in RAM and is gone at the next boot; only mounts of their own in
+``/etc/fstab`` (the game database's partition) keep anything.
 
 Debian's kernel builds virtio and ext4 as modules, so some initramfs is needed; the one
 initramfs-tools makes runs udev and its scripts, which takes about 2 s of every boot under
@@ -19,17 +28,24 @@ import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-ROOT_MODULES = ("virtio_pci", "virtio_blk", "ext4")
+ROOT_MODULES = ("virtio_pci", "virtio_blk", "ext4", "overlay")
 """What the root disk needs; their dependencies come with them."""
 
 INIT = """#!/bin/busybox sh
-# The appliance VM's /init (scripts/appliance/initramfs.py): load virtio and ext4, mount
-# /dev/vda read-write, hand over to systemd.  A failure to mount: one line, then reboot (qemu
-# ends).  A module that does not load is one line and no more: a CPU-specific alternative
-# such as crc32c-intel refuses a CPU without its instructions (TCG), the generic one loads.
+# The appliance VM's /init (scripts/appliance/initramfs.py): load virtio, ext4 and overlay,
+# mount /dev/vda read-write (or, with overlayroot=tmpfs, read-only under a tmpfs overlay),
+# hand over to systemd.  A failure to mount: one line, then reboot (qemu ends).  A module that
+# does not load is one line and no more: a CPU-specific alternative such as crc32c-intel
+# refuses a CPU without its instructions (TCG), the generic one loads.
 b=/bin/busybox
 fail() { echo "initramfs: $*"; $b sleep 1; $b reboot -f; }
 $b mount -t devtmpfs devtmpfs /dev || fail "cannot mount devtmpfs"
+$b mount -t proc proc /proc || fail "cannot mount /proc"
+overlay=no
+for word in $($b cat /proc/cmdline); do
+    [ "$word" != overlayroot=tmpfs ] || overlay=yes
+done
+$b umount /proc
 for m in /modules/*.ko; do $b insmod "$m" 2>/dev/null || echo "initramfs: $m not loaded"; done
 i=0
 while [ ! -b /dev/vda ]; do
@@ -37,7 +53,19 @@ while [ ! -b /dev/vda ]; do
     [ $i -le 1000 ] || fail "no /dev/vda after 10 s"
     $b usleep 10000
 done
-$b mount -t ext4 -o rw /dev/vda /root || fail "cannot mount /dev/vda"
+if [ $overlay = yes ]; then
+    $b mkdir -p /lower /rw
+    $b mount -t ext4 -o ro,noload /dev/vda /lower || fail "cannot mount /dev/vda read-only"
+    $b mount -t tmpfs -o mode=0755 tmpfs /rw || fail "cannot mount the overlay's tmpfs"
+    $b mkdir -p /rw/upper /rw/work
+    $b mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /root \
+        || fail "cannot mount the overlay root"
+    $b mkdir -p /root/media/root-ro /root/media/root-rw
+    $b mount --move /lower /root/media/root-ro || fail "cannot move the lower root"
+    $b mount --move /rw /root/media/root-rw || fail "cannot move the overlay's tmpfs"
+else
+    $b mount -t ext4 -o rw /dev/vda /root || fail "cannot mount /dev/vda"
+fi
 $b mount --move /dev /root/dev || fail "cannot move /dev"
 exec $b switch_root /root /sbin/init
 """

@@ -10,9 +10,15 @@ channel to the guest agent (``guest/agent.py``).
   base's ``/boot`` (``-kernel``/``-initrd``, ``root=/dev/vda``), the disk a raw virtio-blk
   image (qemu's default ``cache=writeback``: a write the guest's kernel issued reaches the
   host's page cache at once and survives qemu's death, while what sits in the guest's page
-  cache is lost, exactly as at a power cut), ttyS0 to a log file, a virtio-rng (the guest's
-  random seed service would otherwise wait for entropy) and a virtio-serial port
-  ``appliance`` to the agent, a unix socket on the host.
+  cache is lost, exactly as at a power cut), further disks as ``/dev/vdb``... (the read-only
+  root layout's state disk), ttyS0 to a log file, a virtio-rng (the guest's random seed
+  service would otherwise wait for entropy), a virtio-serial port ``appliance`` to the agent
+  (a unix socket on the host) and an Intel 6300ESB watchdog (``-device i6300esb``, the
+  board's hardware watchdog that systemd feeds; ``-action watchdog=reset``: when it runs
+  out, qemu resets the machine).
+- ``-no-reboot`` (a reboot or a reset ends qemu: a panic or a failed initramfs never loops)
+  except on a boot that lets the guest reset itself (``reboot=True``: the hardware watchdog
+  test, where the reset is the thing to see and the guest boots again in the same qemu).
 - A power cut is SIGKILL of qemu: no shutdown, nothing flushed (:meth:`Machine.cut`).
 
 Times are the host's CLOCK_MONOTONIC (``time.monotonic()``, seconds).
@@ -107,16 +113,23 @@ class Reply:
 
 
 def qemu_argv(*, kernel: Path, initrd: Path, disk: Path, console: Path, control: Path,
-              accel: str, cmdline: str = CMDLINE) -> list[str]:
+              accel: str, cmdline: str = CMDLINE, disks: Sequence[Path] = (),
+              reboot: bool = False) -> list[str]:
     """The qemu command line of one boot (see the module docstring); ``accel`` is
-    ``"kvm"`` or ``"tcg"``."""
+    ``"kvm"`` or ``"tcg"``; ``disks``: more drives after ``disk`` (``/dev/vdb``, ...);
+    ``reboot``: the guest may reset itself and boot again (no ``-no-reboot``)."""
     accel_args = (["-accel", "kvm", "-cpu", "host"] if accel == "kvm"
                   else ["-accel", "tcg,thread=multi"])
+    drives: list[str] = []
+    for d in (disk, *disks):
+        drives += ["-drive", f"file={d},format=raw,if=virtio,cache=writeback,discard=unmap"]
     return [
         QEMU, *accel_args, "-smp", "2", "-m", "1024",
-        "-nodefaults", "-no-user-config", "-nic", "none", "-display", "none", "-no-reboot",
+        "-nodefaults", "-no-user-config", "-nic", "none", "-display", "none",
+        *([] if reboot else ["-no-reboot"]),
         "-kernel", str(kernel), "-initrd", str(initrd), "-append", cmdline,
-        "-drive", f"file={disk},format=raw,if=virtio,cache=writeback,discard=unmap",
+        *drives,
+        "-device", "i6300esb", "-action", "watchdog=reset",
         "-chardev", f"file,id=con,path={console}", "-serial", "chardev:con",
         "-device", "virtio-rng-pci",
         "-device", "virtio-serial-pci",
@@ -168,14 +181,19 @@ def probe_kvm(kernel: Path, work: Path, *, timeout_s: float = 10.0,
 class Machine:
     """One VM: :meth:`boot` starts qemu on ``disk`` (a power-on), :meth:`hello` waits for
     the agent, :meth:`call` runs a command in the guest, :meth:`cut` kills qemu.  Console
-    output of boot ``n`` goes to ``work/console-<n>.log``.  ``niceness``: added to qemu's
-    nice value (a shared build machine)."""
+    output of boot ``n`` goes to ``work/<name>-<n>.log``.  ``disks``: more drives
+    (``/dev/vdb``...), ``cmdline``: the kernel's, ``niceness``: added to qemu's nice value
+    (a shared build machine)."""
 
     def __init__(self, *, kernel: Path, initrd: Path, disk: Path, work: Path, accel: str,
-                 niceness: int = 0) -> None:
+                 niceness: int = 0, disks: Sequence[Path] = (), cmdline: str = CMDLINE,
+                 name: str = "console") -> None:
         self.kernel = kernel
         self.initrd = initrd
         self.disk = disk
+        self.disks = tuple(disks)
+        self.cmdline = cmdline
+        self.name = name
         self.work = work
         self.accel = accel
         self.niceness = niceness
@@ -183,22 +201,24 @@ class Machine:
         self.sock: socket.socket | None = None
         self.started_at = 0.0
         """Host monotonic time of the last power-on (qemu's start), s."""
-        self.console = work / "console-0.log"
+        self.console = work / f"{name}-0.log"
         self._pending = b""
         self._next_id = 0
         self.boots = 0
 
-    def boot(self) -> None:
+    def boot(self, *, reboot: bool = False) -> None:
         """Power on: start qemu and connect to its control socket (raises
-        :class:`VmError` when qemu exits or its socket never appears)."""
+        :class:`VmError` when qemu exits or its socket never appears); ``reboot``: the
+        guest may reset itself and boot again in this qemu (:func:`qemu_argv`)."""
         if self.proc is not None:
             raise VmError("boot: the VM is still running")
         self.boots += 1
-        self.console = self.work / f"console-{self.boots}.log"
+        self.console = self.work / f"{self.name}-{self.boots}.log"
         control = self.work / "control.sock"
         control.unlink(missing_ok=True)
         argv = qemu_argv(kernel=self.kernel, initrd=self.initrd, disk=self.disk,
-                         console=self.console, control=control, accel=self.accel)
+                         console=self.console, control=control, accel=self.accel,
+                         cmdline=self.cmdline, disks=self.disks, reboot=reboot)
         self.started_at = time.monotonic()
         with open(self.work / "qemu.err", "ab") as err:  # qemu keeps its own copy
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
@@ -255,15 +275,20 @@ class Machine:
             raise VmError(f"the agent sent {line[:80]!r}")
         return obj
 
-    def hello(self, timeout_s: float) -> Hello:
-        """Wait for the agent's hello of this boot (raises :class:`VmError` on timeout)."""
-        deadline = self.started_at + timeout_s
+    def hello(self, timeout_s: float, *, since: float | None = None) -> Hello:
+        """Wait for the agent's hello of this boot, at most ``timeout_s`` after the
+        power-on (or after ``since``, host monotonic s: a reset the guest made itself);
+        raises :class:`VmError` on timeout.  Replies to requests that never came back
+        (the guest froze) are skipped."""
+        start = self.started_at if since is None else since
+        what = "power-on" if since is None else "the freeze"
+        deadline = start + timeout_s
         while True:
             try:
                 obj = self._line(deadline)
             except VmError as err:
-                when = (f"within {timeout_s:.0f} s of power-on" if str(err) == "timeout"
-                        else f"{time.monotonic() - self.started_at:.0f} s after power-on")
+                when = (f"within {timeout_s:.0f} s of {what}" if str(err) == "timeout"
+                        else f"{time.monotonic() - start:.0f} s after {what}")
                 raise VmError(f"no word from the VM's agent {when} ({err})") from None
             if "hello" in obj:
                 h = obj["hello"]
@@ -286,6 +311,14 @@ class Machine:
                 raise VmError(f"{' '.join(argv)[:80]}: no answer ({err})") from None
             if obj.get("id") == ident:
                 return Reply(rc=int(obj["rc"]), out=str(obj["out"]), err=str(obj["err"]))
+
+    def send(self, argv: Sequence[str]) -> None:
+        """Start ``argv`` in the guest and wait for nothing (a command that never answers:
+        the freeze of the hardware watchdog test)."""
+        assert self.sock is not None
+        self._next_id += 1
+        request = {"id": self._next_id, "argv": list(argv), "timeout_s": 60.0}
+        self.sock.sendall((json.dumps(request) + "\n").encode())
 
     def call_all(self, commands: Sequence[Sequence[str]], *,
                  timeout_s: float = 60.0) -> list[Reply]:

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import pytest
 
-from scripts.appliance.initramfs import INIT, Entry, archive, module_paths, newc
+from scripts.appliance.initramfs import INIT, ROOT_MODULES, Entry, archive, module_paths, newc
 
 
 class Member(NamedTuple):
@@ -80,6 +80,16 @@ def test_init_mounts_the_root_disk_and_hands_over_to_systemd() -> None:
     assert "mount -t ext4 -o rw /dev/vda /root" in INIT
     assert INIT.rstrip().endswith("exec $b switch_root /root /sbin/init")
     assert "reboot -f" in INIT  # a failure ends the VM (qemu -no-reboot) instead of hanging
+
+
+def test_init_with_overlayroot_mounts_the_disk_read_only_under_a_tmpfs_overlay() -> None:
+    """overlayroot=tmpfs (the overlayroot package's switch): /dev/vda read-only without a
+    journal replay, a tmpfs upper, both kept where the package keeps them."""
+    assert "overlayroot=tmpfs" in INIT
+    assert "mount -t ext4 -o ro,noload /dev/vda /lower" in INIT
+    assert "mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work" in INIT
+    assert "/root/media/root-ro" in INIT and "/root/media/root-rw" in INIT
+    assert "overlay" in ROOT_MODULES
 
 
 def test_modules_load_dependencies_first_each_once() -> None:

@@ -100,6 +100,22 @@ def test_the_vm_has_no_network_device_and_a_raw_virtio_disk(tmp_path: Path) -> N
     assert kvm[kvm.index("-accel") + 1] == "kvm" and "host" in kvm
 
 
+def test_the_vm_has_a_watchdog_and_ends_at_a_reset_unless_told(tmp_path: Path) -> None:
+    common = dict(kernel=tmp_path / "k", initrd=tmp_path / "i", disk=tmp_path / "d.img",
+                  console=tmp_path / "c.log", control=tmp_path / "s", accel="tcg")
+    argv = qemu_argv(**common)  # type: ignore[arg-type]
+    assert argv[argv.index("-device", argv.index("i6300esb") - 1) + 1] == "i6300esb"
+    assert argv[argv.index("-action") + 1] == "watchdog=reset"
+    assert "-no-reboot" in argv
+    resets = qemu_argv(**common, reboot=True, disks=[tmp_path / "state.img"],  # type: ignore[arg-type]
+                       cmdline="root=/dev/vda overlayroot=tmpfs")
+    assert "-no-reboot" not in resets
+    drives = [resets[i + 1] for i, a in enumerate(resets) if a == "-drive"]
+    assert [d.split(",")[0] for d in drives] == [f"file={tmp_path / 'd.img'}",
+                                                  f"file={tmp_path / 'state.img'}"]
+    assert resets[resets.index("-append") + 1] == "root=/dev/vda overlayroot=tmpfs"
+
+
 # ------------------------------------------------------------------ the images
 def test_the_base_has_every_package_make_install_checks_for() -> None:
     packages = apt_packages(REPO)

@@ -184,3 +184,137 @@ def test_the_figures_name_every_count_the_issue_asks_for() -> None:
                    "integrity failures: 0 of 31", "watchdog restarts: 1",
                    "10 equal to their uncut reference", "total 800 s"):
         assert needle in text
+
+
+class UnitGuest:
+    """A scripted guest for boot 1's checks after the service's watchdog: the unit's
+    properties as the SIGINT test polls them (``exits`` polls of MainPID until the console
+    is gone, then ``restart``: whether systemd starts it again), the hot-plug script's
+    ``hotplug`` output, the watchdog's properties."""
+
+    def __init__(self, *, restart: bool = True, hotplug: str = "",
+                 runtime_watchdog: str = "15s") -> None:
+        self.restart = restart
+        self.hotplug = hotplug
+        self.runtime_watchdog = runtime_watchdog
+        self.killed = False
+        self.polls = 0
+        self.commands: list[list[str]] = []
+        self.sent: list[list[str]] = []
+        self.started_at = 0.0
+
+    def prop(self, name: str) -> str:
+        gone = self.killed and self.polls > 2
+        back = gone and self.restart and self.polls > 4
+        if name == "MainPID":
+            return "200" if back else "0" if gone else "100"
+        if name == "NRestarts":
+            return "2" if back else "1"
+        if name == "ActiveState":
+            return "active" if back or not gone else "activating" if self.restart \
+                else "inactive"
+        if name == "SubState":
+            return "running" if back or not gone else "auto-restart" if self.restart \
+                else "dead"
+        if name == "ExecMainStatus":
+            return "0"
+        raise AssertionError(name)
+
+    def call(self, argv: Sequence[str], *, timeout_s: float = 60.0) -> Reply:
+        argv = list(argv)
+        self.commands.append(argv)
+        if argv[:2] == ["systemctl", "kill"]:
+            self.killed = True
+            return Reply(0, "", "")
+        if argv[:2] == ["systemctl", "show"] and argv[-1] == "partytable.service":
+            self.polls += 1
+            return Reply(0, self.prop(argv[argv.index("-p") + 1]) + "\n", "")
+        if argv[:2] == ["systemctl", "show"]:
+            return Reply(0, self.runtime_watchdog + "\n", "")
+        if argv[0] == "journalctl":
+            return Reply(0, "Scheduled restart job, restart counter is at 2.\n"
+                         "resumed game 1 (riiing) after 4 actions\n", "")
+        if "--json" in argv:
+            return Reply(0, listing((1, 4, None)), "")
+        if argv[:2] == ["sh", harness.HOTPLUG]:
+            return Reply(0, self.hotplug if argv[2] == "plug" else "", "")
+        if argv[0] == "cat":
+            return Reply(0, {"identity": "i6300ESB timer\n", "boot_id": "b1\n"}[
+                argv[1].rsplit("/", 1)[1]], "")
+        raise AssertionError(f"unexpected command {argv}")
+
+    def call_all(self, commands: Sequence[Sequence[str]], *,
+                 timeout_s: float = 60.0) -> list[Reply]:
+        return [self.call(c, timeout_s=timeout_s) for c in commands]
+
+    def send(self, argv: Sequence[str]) -> None:
+        self.sent.append(list(argv))
+
+
+def unit_run(guest: UnitGuest) -> Run:
+    run = Run(cast(Machine, guest), Figures(seed=1), random.Random(1), (0.5, 10.0),
+              lambda line: None)
+    run.seen = harness.Guest.snapshot(Reply(0, listing((1, 4, None)), ""), "seen")
+    return run
+
+
+def test_a_console_that_exits_0_is_restarted_and_resumes_exactly() -> None:
+    guest = UnitGuest(restart=True)
+    run = unit_run(guest)
+    run.sigint()
+    assert ["systemctl", "kill", "-s", "SIGINT", "--kill-whom=main",
+            "partytable.service"] in guest.commands
+    assert run.f.sigint_status == "0"
+
+
+def test_a_console_that_exits_0_and_stays_down_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter(range(0, 10_000, 5))
+    monkeypatch.setattr(time, "monotonic", lambda: float(next(clock)))
+    with pytest.raises(CheckFailed, match=r"SIGINT: .*inactive/dead .*status 0\): not "
+                                          r"restarted"):
+        unit_run(UnitGuest(restart=False)).sigint()
+
+
+PLUGGED = ("node=/dev/ttyACM0\ngroup=dialout\nmode=660\nby_id=" + harness.BY_ID +
+           " \nclass=166\n")
+
+
+def test_a_hot_plugged_handheld_the_service_can_open_passes() -> None:
+    guest = UnitGuest(hotplug=PLUGGED + "open=ok\n")
+    run = unit_run(guest)
+    run.hotplug()
+    assert "(char 166) opened in the service's cgroup" in run.f.hotplug
+    assert ["sh", harness.HOTPLUG, "unplug"] in guest.commands
+
+
+def test_a_hot_plugged_handheld_the_device_cgroup_refuses_fails() -> None:
+    guest = UnitGuest(hotplug=PLUGGED.replace("dialout", "root") +
+                      "open=Operation not permitted\n")
+    with pytest.raises(CheckFailed) as err:
+        unit_run(guest).hotplug()
+    assert "cannot open it (Operation not permitted" in str(err.value)
+    assert "root 660, not dialout 660" in str(err.value)
+    assert ["sh", harness.HOTPLUG, "unplug"] in guest.commands
+
+
+def test_a_hardware_watchdog_systemd_does_not_feed_fails_before_the_freeze() -> None:
+    guest = UnitGuest(runtime_watchdog="0")
+    with pytest.raises(CheckFailed, match=r"systemd does not feed it \(RuntimeWatchdogUSec=0"):
+        unit_run(guest).hardware_watchdog()
+    assert guest.sent == []  # the guest was not frozen for nothing
+
+
+def test_the_figures_name_the_restart_the_hot_plug_the_watchdog_and_the_read_only_root(
+        ) -> None:
+    f = Figures(seed=5, sigint_status="0", sigint_ready_s=20.5, hotplug="/dev/ttyACM0 ok",
+                hw_watchdog="i6300ESB timer, RuntimeWatchdogSec 15s", hw_reset_s=41.0,
+                overlay=Figures(cuts=10, resumes=6, ready_s=[20.0]),
+                overlay_root="the root image unchanged (sha256 ab...)")
+    text = "\n".join(report(f, 900.0))
+    for needle in ("exit 0 (SIGINT): status 0, restarted and running again after 20.5 s",
+                   "hot-plug after READY: /dev/ttyACM0 ok",
+                   "hardware watchdog: i6300ESB timer, RuntimeWatchdogSec 15s; the frozen "
+                   "kernel reset and READY again 41.0 s after the freeze",
+                   "read-only root: power-on to READY median 20.0 s", "10 power cuts",
+                   "6 exact resumes", "the root image unchanged"):
+        assert needle in text

@@ -51,10 +51,44 @@ def test_notify_with_a_watchdog_and_restarts_that_do_not_give_up() -> None:
     assert service["Type"] == ["notify"]
     assert service["ExecStart"] == [f"{PYTHON} -m device"]
     assert seconds(service["WatchdogSec"][-1]) >= 2
-    assert service["Restart"] == ["on-failure"]
+    # a console that exits 0 (SIGINT posts Quit) comes back too: nobody is at a shell
+    assert service["Restart"] == ["always"]
     assert seconds(service["RestartSec"][-1]) >= 2
+    # but a bad config (exit 2) waits for its fix
+    assert service["RestartPreventExitStatus"] == ["2"]
     # a start limit would leave a Pi whose TV or mux comes up late in "failed" for good
     assert unit["StartLimitIntervalSec"] == ["0"]
+
+
+def test_a_failing_exec_start_pre_never_keeps_the_console_from_starting() -> None:
+    """setterm on a box without tty1 or util-linux fails: a "-" prefix makes systemd go on
+    to ExecStart (systemd.service(5), "ExecStart=": "-" ignores the exit status)."""
+    pre = settings()["Service"]["ExecStartPre"]
+    assert pre, "the unit has its setterm ExecStartPre"
+    for command in pre:
+        prefixes = command[:len(command) - len(command.lstrip("+-!@:"))]
+        assert "-" in prefixes, f"ExecStartPre={command} stops the start when it fails"
+
+
+MODULES = UNIT.parent / "partytable.modules"
+CLASS_DRIVERS = {"char-ttyACM": "cdc_acm", "char-ttyUSB": "usbserial", "char-i2c": "i2c-dev",
+                 "char-alsa": "snd"}
+"""The device classes the unit allows whose driver is a module on Debian's and Raspberry Pi
+OS's kernels alike, and the module that registers each class in /proc/devices (the Linux
+sources: drivers/usb/class/cdc-acm.c, drivers/usb/serial/usb-serial.c, drivers/i2c/i2c-dev.c,
+sound/core/sound.c)."""
+
+
+def test_every_modular_device_class_the_unit_allows_has_its_driver_loaded_at_boot() -> None:
+    """systemd resolves ``DeviceAllow=char-<class>`` in /proc/devices when the service starts:
+    the class's driver must be loaded by then (systemd-modules-load, before sysinit.target),
+    or a handheld plugged in later is denied by the device cgroup."""
+    allowed = {v.split()[0] for v in settings()["Service"]["DeviceAllow"]}
+    listed = [line.strip() for line in MODULES.read_text().splitlines()
+              if line.strip() and not line.lstrip().startswith("#")]
+    assert set(CLASS_DRIVERS) <= allowed
+    assert sorted(listed) == sorted(CLASS_DRIVERS.values())
+    assert len(listed) == len(set(listed))
 
 
 def test_its_own_user_with_the_device_groups_and_directories() -> None:
