@@ -48,7 +48,7 @@ FIRMWARE_CONFIG=/boot/firmware/config.txt
 FIRMWARE_MARK="# partytable: the hardware watchdog that systemd feeds (make uninstall removes these 3 lines)"
 CONFIG=/etc/partytable/config.toml
 STATE=/var/lib/partytable
-# Run-time packages on Raspberry Pi OS / Debian Bookworm (hardware-facts.md, "pygame-ce"): the
+# Run-time packages on Raspberry Pi OS / Debian Bookworm (docs/hardware-facts.md, "pygame-ce"): the
 # pygame-ce wheel bundles its SDL, but SDL's kmsdrm driver dlopens Mesa's GBM, EGL and GLES
 # (libgbm.so.1, libEGL.so.1, libGLESv2.so.2; libegl-mesa0 and libgl1-mesa-dri are the Mesa
 # vendor library and the vc4/v3d drivers they load, which --no-install-recommends would leave

@@ -1,6 +1,6 @@
 """The appliance VM's disks: a cached Debian Bookworm base and a fresh disk per run.
 
-The base (built once, cached under ``<cache>/base-<key>/``; hardware-facts.md, "A virtual
+The base (built once, cached under ``<cache>/base-<key>/``; docs/hardware-facts.md, "A virtual
 machine for the appliance tests"):
 
 - ``mmdebstrap --mode=root --variant=minbase bookworm`` from Debian's mirror with systemd,

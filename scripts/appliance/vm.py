@@ -1,7 +1,7 @@
 """The appliance VM: qemu-system-x86_64 booting the run's disk, a power cut, the control
 channel to the guest agent (``guest/agent.py``).
 
-- Acceleration (hardware-facts.md, "A virtual machine for the appliance tests"): ``/dev/kvm``
+- Acceleration (docs/hardware-facts.md, "A virtual machine for the appliance tests"): ``/dev/kvm``
   exists on these machines but nested KVM fails (qemu aborts setting an MSR, or hangs), so
   :func:`probe_kvm` boots the kernel once under KVM with a short time limit; where that does
   not print the kernel's banner, every boot uses TCG (``-accel tcg,thread=multi``).

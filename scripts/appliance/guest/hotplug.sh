@@ -1,7 +1,7 @@
 #!/bin/sh
 # The appliance test's handheld plugged in after READY (scripts/appliance/harness.py): a USB
 # gadget with the MicroPython board's ids and one CDC ACM function on the kernel's dummy_hcd
-# (hardware-facts: a real cdc_acm /dev/ttyACM0, as a Pico gives), then the node opened from
+# (docs/hardware-facts.md: a real cdc_acm /dev/ttyACM0, as a Pico gives), then the node opened from
 # inside partytable.service's own cgroup, where the unit's device policy applies.
 #
 #   sh hotplug.sh plug     # prints key=value lines: node, group, mode, by_id, open
