@@ -16,7 +16,7 @@
 #   PIP_*     pip's own settings (a wheel cache, an index) reach pip unchanged
 #
 # What it lays down (both steps are idempotent: a second run changes nothing and succeeds):
-#   /opt/partytable/{engine,drivers,device}/...  the source as `git ls-files` ships it, compiled
+#   /opt/partytable/{engine,drivers,device,docs}/...  the source as `git ls-files` ships it
 #   /opt/partytable/{pyproject.toml,README.md,constraints.txt}
 #   /opt/partytable/.venv                        python3 -m venv + pip install -c constraints.txt
 #                                                of pyproject's dependencies; partytable.pth in its
@@ -63,7 +63,7 @@ DESTDIR=${DESTDIR:-}
 PYTHON3=${PYTHON3:-/usr/bin/python3}
 D=$DESTDIR
 V=$D$PREFIX/.venv
-SOURCE_ITEMS="engine drivers device pyproject.toml README.md constraints.txt"
+SOURCE_ITEMS="engine drivers device docs pyproject.toml README.md constraints.txt"
 # directories this install created (removed again by uninstall when empty)
 CREATED=$D$PREFIX/.created-dirs
 
@@ -144,14 +144,15 @@ python_step() {
         || die "$PYTHON3 has no venv/ensurepip module (apt-get install python3-venv)"
 }
 
-# The source files that ship: what git tracks under engine/ drivers/ device/ (a copy of the
-# repository without .git: every file there but bytecode), and three top-level files.
+# The source files that ship: what git tracks under engine/ drivers/ device/ and the docs/ the
+# README points to (a copy of the repository without .git: every file there but bytecode),
+# and three top-level files.
 shipped() {
     if command -v git >/dev/null 2>&1 \
         && git -c safe.directory="$SRC" -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
-        git -c safe.directory="$SRC" -C "$SRC" ls-files -- engine drivers device
+        git -c safe.directory="$SRC" -C "$SRC" ls-files -- engine drivers device docs
     else
-        (cd "$SRC" && find engine drivers device -type f ! -path '*/__pycache__/*' \
+        (cd "$SRC" && find engine drivers device docs -type f ! -path '*/__pycache__/*' \
             ! -name '*.pyc' ! -name '.lgd-nfy*' | LC_ALL=C sort)
     fi
     printf '%s\n' pyproject.toml README.md constraints.txt
