@@ -18,7 +18,28 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 SEPARATOR = "  ·  "
-"""Between two notices on the banner strip."""
+"""Between two notices in the banner's text (the table model's ``banner``, the log)."""
+
+TURN_NS = 4_000_000_000
+"""With several notices to show, the TV's banner strip shows them one at a time, each for
+this long in turn (4 s: time to read a line from across the room), so none is cut off."""
+
+
+def banner_turn(text: str, now_ns: int) -> tuple[str, int | None]:
+    """What the banner strip shows at ``now_ns`` (``int`` CLOCK_MONOTONIC ns) of ``text``
+    (notices joined by :data:`SEPARATOR`, most urgent first) and when that next changes:
+    the text and ``None`` for one notice (or none), else notice ``i`` of ``n`` followed by
+    ``" (i/n)"``, in turn every :data:`TURN_NS` on the clock, and the next turn's start.
+
+    >>> banner_turn("a", 0), banner_turn("a  ·  b", 0), banner_turn("a  ·  b", TURN_NS)[0]
+    (('a', None), ('a (1/2)', 4000000000), 'b (2/2)')
+    """
+    lines = [line for line in text.split(SEPARATOR) if line]
+    if len(lines) <= 1:
+        return text, None
+    turn = now_ns // TURN_NS
+    i = turn % len(lines)
+    return f"{lines[i]} ({i + 1}/{len(lines)})", (turn + 1) * TURN_NS
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import pygame
 
+from device.notices import banner_turn
 from device.phase import Phase
 from device.render import anim
 from device.render.cards import CardPainter
@@ -236,6 +237,7 @@ class TableScene:
         countdown = self._countdown(now_ns)
         if countdown is not None:
             due.append(countdown.next_ns(now_ns))
+        due.append(banner_turn(m.banner, now_ns)[1])  # several notices take turns
         times = [t for t in due if t is not None]
         return min(times) if times else None
 
@@ -352,7 +354,7 @@ class TableScene:
         if phase == Phase.LOBBY:
             lobby = m.lobby or LobbyModel((), 0, "")
             zones["lobby"] = (LOBBY, LobbySpec(lobby.rows, lobby.cursor, lobby.hint))
-            zones["banner"] = (LOBBY_BANNER, BannerSpec(m.banner))
+            zones["banner"] = (LOBBY_BANNER, BannerSpec(banner_turn(m.banner, now_ns)[0]))
             return zones, (phase,)
         for seat, (rect, inner) in enumerate(seat_zones(len(m.seats))):
             zones[f"seat{seat}"] = (rect, self._seat_spec(m, seat, inner, now_ns))
@@ -372,7 +374,7 @@ class TableScene:
         else:
             text = "Starting..." if m.phase == Phase.PLAY else f"Unknown screen {m.phase!r}"
             zones["result"] = (CENTRE, ResultSpec(text, TEXT_DIM, (), None))
-        zones["banner"] = (BANNER, BannerSpec(m.banner))
+        zones["banner"] = (BANNER, BannerSpec(banner_turn(m.banner, now_ns)[0]))
         return zones, (phase, m.game.name, len(m.seats), m.round_end is not None)
 
     def _round_zones(self, end: RoundEnd, now_ns: int) -> Zones:

@@ -550,6 +550,43 @@ def test_demand_banner_second_line_is_short_and_whole(monkeypatch: pytest.Monkey
     assert not any(t.endswith("...") for t in texts), texts
 
 
+def test_several_notices_take_turns_on_the_banner_each_whole(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three notices that would not fit one strip are shown one at a time, each whole with
+    its place ("(2/3)"), in turn every TURN_NS on the clock; the scene asks for a frame at
+    each turn, and none once a single notice is left."""
+    from device.notices import SEPARATOR, TURN_NS
+    from device.render.zones import BannerSpec
+    notes = ["Seat 1 I2C errors: check wiring, try 100 kHz",
+             "Seat 2 I2C errors: check wiring, try 100 kHz",
+             "Seat 3 handheld unplugged: plug it back in."]
+    painted: list[str] = []
+    real = BannerSpec.paint
+
+    def paint(self: BannerSpec, ctx: Paint, rect: pygame.Rect) -> None:
+        painted.append(self.text)
+        real(self, ctx, rect)
+
+    monkeypatch.setattr(BannerSpec, "paint", paint)
+    scene = TableScene()
+    surface = pygame.Surface(FULL)
+    t = (T0 // TURN_NS) * TURN_NS
+    lobby = TableModel(RIIING, Phase.LOBBY, None, badges(3), lobby=LobbyModel((), 0, ""))
+    scene.set_model(replace(lobby, banner=SEPARATOR.join(notes)), t)
+    for turn in range(4):
+        painted.clear()
+        now = t + turn * TURN_NS
+        scene.draw(surface, now)
+        assert scene.next_frame_ns(now) == now + TURN_NS
+        i = (now // TURN_NS) % 3
+        assert painted == [f"{notes[i]} ({i + 1}/3)"]
+    scene.set_model(replace(lobby, banner=notes[0]), t)
+    painted.clear()
+    scene.draw(surface, t + 5 * TURN_NS)
+    assert painted == [notes[0]] and scene.next_frame_ns(t + 5 * TURN_NS) is None
+
+
 def test_wakeup_rings_until_its_deadline() -> None:
     """The wake-up race animates with its countdown and is still after the deadline."""
     scene = TableScene()
