@@ -723,13 +723,15 @@ class _Problems(list[str]):
 
 
 
-def _number(value: int | float) -> str:
-    """A number for a message: as written, or ``a 310-digit number`` for an int past 20
-    digits (a message stays one short line)."""
+def _number(value: int | float, unit: str = "") -> str:
+    """A number for a message, with its ``unit`` (``" ms"``): as written (``600 ms``), or
+    ``a 310-digit number of ms`` for an int past 20 digits (a message stays one short
+    line)."""
     if isinstance(value, float) or -10**20 < value < 10**20:
-        return f"{value}"
+        return f"{value}{unit}"
     digits = len(str(abs(value)))
-    return f"a {digits}-digit {'negative ' if value < 0 else ''}number"
+    sign = "negative " if value < 0 else ""
+    return f"a {digits}-digit {sign}number" + (f" of{unit}" if unit else "")
 
 
 def _shown(value: object) -> str:
@@ -872,11 +874,11 @@ def _read_display(p: _Problems, value: object) -> DisplayConfig | None:
     elif isinstance(lag, float) and not math.isfinite(lag):
         p.add("display.lag_ms", f"{lag} is not a finite number of milliseconds")
     elif lag < 0:
-        p.add("display.lag_ms", f"{_number(lag)} ms is negative: a TV shows a frame after the "
-                                "flip, never before (measure it: hardware/README.md)")
+        p.add("display.lag_ms", f"{_number(lag, ' ms')} is negative: a TV shows a frame "
+                                "after the flip, never before (measure it: hardware/README.md)")
     elif lag > MAX_LAG_MS:
-        p.add("display.lag_ms", f"{_number(lag)} ms is absurd for a TV (most lag 10-150 ms; "
-                                f"at most {MAX_LAG_MS:.0f})")
+        p.add("display.lag_ms", f"{_number(lag, ' ms')} is absurd for a TV (most lag "
+                                f"10-150 ms; at most {MAX_LAG_MS:.0f})")
     else:
         lag_ms = float(lag)
     if driver is None or lag_ms is None:
