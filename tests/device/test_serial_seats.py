@@ -312,3 +312,22 @@ def test_the_emulators_terminal_presses_every_key_of_a_long_burst() -> None:
             handhelds.close()
         proc.terminate()
         proc.wait(10)
+
+
+def test_keys_typed_past_the_key_queue_wait_and_none_is_dropped() -> None:
+    """With no console to ACK them, 200 typed keys fill the core's 32-edge KEY queue with
+    16 whole presses (down and up: no key left held down); the other 184 wait in order,
+    none dropped (the burst test above sees them go as the console ACKs)."""
+    from device.emulator import KeyTyper
+
+    clock = FakeClock(20 * S)
+    handheld = EmulatedHandheld("typer-1", boot_id=5, clock=clock)
+    typer = KeyTyper(handheld)
+    typer.type("l" * 199 + "r")
+    edges = handheld.core.pending_keys()
+    assert len(edges) == handheld.key_queue == 32
+    assert [down for _seq, _key, down, _t in edges] == [True, False] * 16
+    assert len(typer.pending) == 184 and typer.pending[-1] == "right"
+    assert handheld.core.keys_dropped == 0
+    typer.feed()  # still no ACK: nothing more goes, nothing is lost
+    assert len(handheld.core.pending_keys()) == 32 and len(typer.pending) == 184
