@@ -682,18 +682,16 @@ def _bom_problem(body: str) -> str | None:
     return f"toml: line {line}: a byte order mark (U+FEFF) in the middle of the file: delete it"
 
 
-_LONG_NUMBER = re.compile(r"[0-9][0-9_]{%d,}" % sys.get_int_max_str_digits())
-
-
 def _digits_problem(body: str) -> str | None:
     """The line for an integer past Python's digit limit (``sys.get_int_max_str_digits()``,
-    4300 by default: ``int()`` refuses longer strings), naming its line, or ``None``."""
-    match = _LONG_NUMBER.search(body)
+    4300 by default: ``int()`` refuses longer decimal strings), naming its line, or
+    ``None`` when the text holds none."""
+    limit = sys.get_int_max_str_digits()
+    match = re.search(rf"[0-9][0-9_]{{{limit},}}", body) if limit > 0 else None
     if match is None:
         return None
     line = body.count("\n", 0, match.start()) + 1
-    return (f"toml: line {line}: a number with more than {sys.get_int_max_str_digits()} "
-            "digits")
+    return f"toml: line {line}: a number with more than {limit} digits"
 
 
 def _toml_problem(exc: tomllib.TOMLDecodeError) -> str:
