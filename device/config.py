@@ -573,9 +573,10 @@ def bundled_text() -> str:
 def load_config(path: Path | None, *, log_warnings: bool = True) -> Config:
     """Read and validate the config at ``path`` (``None``: the bundled default).
 
-    Raises :class:`ConfigError` with one line per problem: the file cannot be read, is
-    larger than 1 MiB or not UTF-8 (naming the byte), TOML syntax (line and column), or
-    any check of :func:`parse_config`.  ``log_warnings``: as for :func:`parse_config`.
+    Raises :class:`ConfigError` with one line per problem: the file cannot be read, is not
+    a regular file, is larger than 1 MiB, is UTF-16 or not UTF-8 (naming the byte)
+    (:func:`read_config_text`), TOML syntax (line and column), or any check of
+    :func:`parse_config`.  ``log_warnings``: as for :func:`parse_config`.
     """
     if path is None:
         return parse_config(bundled_text(), "bundled config", log_warnings=log_warnings)
@@ -641,7 +642,9 @@ def check_config(text: str, source: str = "config") -> list[str]:
 def parse_config(text: str, source: str = "config", *, log_warnings: bool = True) -> Config:
     """Validate config ``text`` and build the :class:`Config`; ``source`` names it in
     messages.  Raises :class:`ConfigError` listing every problem found (see the module
-    docstring for the checks); a leading byte order mark (:data:`BOM`) is read past.  What
+    docstring for the checks); a leading byte order mark (:data:`BOM`) is read past, one
+    further in is named with its line, and so is an integer past Python's 4,300-digit
+    limit; ``source`` is shown with control characters escaped (:func:`printable`).  What
     does not stop the console (:attr:`Config.warnings`,
     e.g. ``[sound] volume = 11``: the default volume) is one ``WARNING`` log line each,
     ``source: key: problem; using ...``, unless ``log_warnings`` is false."""
