@@ -100,6 +100,8 @@ __all__ = [
     "format_config",
     "load_config",
     "parse_config",
+    "printable",
+    "read_config_text",
     "serial_warnings",
 ]
 
@@ -119,6 +121,10 @@ start of a UTF-8 file; TOML 1.0 does not allow it, so it is dropped before parsi
 SERIAL_BY_ID = Path("/dev/serial/by-id")
 """udev's stable names of USB serial ports (``60-serial.rules``): where a serial seat's
 ``id`` is looked for by ``check-config``."""
+
+NAME_MAX = 255
+"""The longest file name Linux takes, in bytes (``NAME_MAX``, ``limits.h``; a longer one is
+``ENAMETOOLONG``): a serial ``id``'s names are file names under ``/dev``."""
 
 MAX_CONFIG_BYTES = 1 << 20
 """A config file larger than this (1 MiB) is refused before it is parsed."""
@@ -218,8 +224,16 @@ class ConfigError(ValueError):
 
     def __init__(self, problems: Sequence[str], source: str = "config") -> None:
         self.problems = list(problems)
-        self.source = source
+        self.source = printable(source)
+        source = self.source
         super().__init__("\n".join(f"{source}: {p}" for p in self.problems))
+
+
+def printable(text: str) -> str:
+    """``text`` with every control or other unprintable character written as Python
+    escapes it (``\\n``, ``\\x1b``, ``\\ufeff``): a file name or key with a newline in it
+    stays on its line.  Idempotent (a backslash is printable)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 # --------------------------------------------------------------------------- the values
@@ -559,12 +573,27 @@ def bundled_text() -> str:
 def load_config(path: Path | None, *, log_warnings: bool = True) -> Config:
     """Read and validate the config at ``path`` (``None``: the bundled default).
 
-    Raises :class:`ConfigError` with one line per problem: the file cannot be read, is
-    larger than 1 MiB or not UTF-8 (naming the byte), TOML syntax (line and column), or
-    any check of :func:`parse_config`.  ``log_warnings``: as for :func:`parse_config`.
+    Raises :class:`ConfigError` with one line per problem: the file cannot be read, is not
+    a regular file, is larger than 1 MiB, is UTF-16 or not UTF-8 (naming the byte)
+    (:func:`read_config_text`), TOML syntax (line and column), or any check of
+    :func:`parse_config`.  ``log_warnings``: as for :func:`parse_config`.
     """
     if path is None:
         return parse_config(bundled_text(), "bundled config", log_warnings=log_warnings)
+    return parse_config(read_config_text(path), str(path), log_warnings=log_warnings)
+
+
+def read_config_text(path: Path) -> str:
+    """The text of the config file at ``path``, read so that no file can hang or crash the
+    reader: only a regular file is opened (a FIFO would block, a device stream never end),
+    with ``O_NONBLOCK``, at most :data:`MAX_CONFIG_BYTES`.  Every reader of a config file
+    goes through it (``load_config``, ``device.hardware.fault_display_mode``).
+
+    Raises :class:`ConfigError` with one ``file: ...`` line: it cannot be read (the
+    ``strerror``), is not a regular file, is larger than 1 MiB, is UTF-16 (a byte order
+    mark ``FF FE``/``FE FF``, or NUL bytes every other byte), or is not UTF-8 (naming the
+    byte and its offset).  A leading UTF-8 byte order mark stays in the text
+    (:func:`parse_config` reads past it)."""
     source = str(path)
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would hang, a device stream
@@ -577,13 +606,27 @@ def load_config(path: Path | None, *, log_warnings: bool = True) -> Config:
         raise ConfigError([f"file: cannot read it: {reason}"], source) from None
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(["file: larger than 1 MiB; is it the right file?"], source)
+    if _utf16(data):
+        raise ConfigError(["file: the file is UTF-16: save it as UTF-8"], source)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError([
             f"file: not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}"
         ], source) from None
-    return parse_config(text, source, log_warnings=log_warnings)
+    return text
+
+
+def _utf16(data: bytes) -> bool:
+    """True when ``data`` looks like UTF-16 text: a UTF-16 byte order mark (``FF FE`` or
+    ``FE FF``; neither starts valid UTF-8), or, in its first 64 bytes, a NUL in every even
+    or every odd position (ASCII text as UTF-16BE or LE; a TOML file has no NUL)."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True
+    head = data[:64]
+    if len(head) < 2:
+        return False
+    return not any(head[0::2]) or not any(head[1::2])
 
 
 def check_config(text: str, source: str = "config") -> list[str]:
@@ -599,18 +642,23 @@ def check_config(text: str, source: str = "config") -> list[str]:
 def parse_config(text: str, source: str = "config", *, log_warnings: bool = True) -> Config:
     """Validate config ``text`` and build the :class:`Config`; ``source`` names it in
     messages.  Raises :class:`ConfigError` listing every problem found (see the module
-    docstring for the checks); a leading byte order mark (:data:`BOM`) is read past.  What
+    docstring for the checks); a leading byte order mark (:data:`BOM`) is read past, one
+    further in is named with its line, and so is an integer past Python's 4,300-digit
+    limit; ``source`` is shown with control characters escaped (:func:`printable`).  What
     does not stop the console (:attr:`Config.warnings`,
     e.g. ``[sound] volume = 11``: the default volume) is one ``WARNING`` log line each,
     ``source: key: problem; using ...``, unless ``log_warnings`` is false."""
+    source = printable(source)
+    body = text.removeprefix(BOM)
     try:
-        raw = tomllib.loads(text.removeprefix(BOM))
+        raw = tomllib.loads(body)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([_toml_problem(exc)], source) from None
+        raise ConfigError([_bom_problem(body) or _toml_problem(exc)], source) from None
     except RecursionError:
         raise ConfigError(["toml: arrays or tables nested too deeply"], source) from None
-    except ValueError as exc:  # e.g. an integer past Python's 4,300-digit limit
-        raise ConfigError([f"toml: {str(exc).splitlines()[0][:120]}"], source) from None
+    except ValueError as exc:  # int() past Python's 4,300-digit limit, or another refusal
+        raise ConfigError([_digits_problem(body) or f"toml: {_first_line(exc)}"],
+                          source) from None
     problems = _Problems()
     config = _read(problems, raw, source)
     if problems or config is None:
@@ -619,6 +667,34 @@ def parse_config(text: str, source: str = "config", *, log_warnings: bool = True
         for warning in config.warnings:
             log.warning("%s: %s", source, warning)
     return config
+
+
+def _first_line(exc: Exception) -> str:
+    """The first line of ``exc``'s message, at most 120 characters, cut at a word."""
+    line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return line if len(line) <= 120 else line[:120].rsplit(" ", 1)[0] + " ..."
+
+
+def _bom_problem(body: str) -> str | None:
+    """The line for a byte order mark inside the file (after the start, where an editor
+    that joined two files left it), or ``None`` when there is none."""
+    at = body.find(BOM)
+    if at < 0:
+        return None
+    line = body.count("\n", 0, at) + 1
+    return f"toml: line {line}: a byte order mark (U+FEFF) in the middle of the file: delete it"
+
+
+def _digits_problem(body: str) -> str | None:
+    """The line for an integer past Python's digit limit (``sys.get_int_max_str_digits()``,
+    4300 by default: ``int()`` refuses longer decimal strings), naming its line, or
+    ``None`` when the text holds none."""
+    limit = sys.get_int_max_str_digits()
+    match = re.search(rf"[0-9][0-9_]{{{limit},}}", body) if limit > 0 else None
+    if match is None:
+        return None
+    line = body.count("\n", 0, match.start()) + 1
+    return f"toml: line {line}: a number with more than {limit} digits"
 
 
 def _toml_problem(exc: tomllib.TOMLDecodeError) -> str:
@@ -644,9 +720,19 @@ class _Problems(list[str]):
     def add(self, key: str, message: str) -> None:
         """Record ``key: message``, control characters escaped (a key written with a
         newline in it must not look like a second problem)."""
-        line = f"{key}: {message}"
-        self.append("".join(c if c.isprintable() else repr(c)[1:-1] for c in line))
+        self.append(printable(f"{key}: {message}"))
 
+
+
+def _number(value: int | float, unit: str = "") -> str:
+    """A number for a message, with its ``unit`` (``" ms"``): as written (``600 ms``), or
+    ``a 310-digit number of ms`` for an int past 20 digits (a message stays one short
+    line)."""
+    if isinstance(value, float) or -10**20 < value < 10**20:
+        return f"{value}{unit}"
+    digits = len(str(abs(value)))
+    sign = "negative " if value < 0 else ""
+    return f"a {digits}-digit {sign}number" + (f" of{unit}" if unit else "")
 
 
 def _shown(value: object) -> str:
@@ -654,7 +740,7 @@ def _shown(value: object) -> str:
     if isinstance(value, bool):
         return f"{'true' if value else 'false'} (a bool)"
     if isinstance(value, int):
-        return f"{value}"
+        return _number(value)
     if isinstance(value, float):
         return f"the number {value!r}"
     if isinstance(value, str):
@@ -782,16 +868,18 @@ def _read_display(p: _Problems, value: object) -> DisplayConfig | None:
                      "video driver")
     lag = table.get("lag_ms", base.lag_ms)
     lag_ms: float | None = None
+    # compared as written (an int of any size compares exactly with a float; float(int)
+    # overflows past 1e308), and shown short
     if not is_number(lag):
         p.add("display.lag_ms", f"expected a number of milliseconds, got {_shown(lag)}")
-    elif not math.isfinite(lag):
+    elif isinstance(lag, float) and not math.isfinite(lag):
         p.add("display.lag_ms", f"{lag} is not a finite number of milliseconds")
     elif lag < 0:
-        p.add("display.lag_ms", f"{lag} ms is negative: a TV shows a frame after the flip, "
-                                "never before (measure it: hardware/README.md)")
+        p.add("display.lag_ms", f"{_number(lag, ' ms')} is negative: a TV shows a frame "
+                                "after the flip, never before (measure it: hardware/README.md)")
     elif lag > MAX_LAG_MS:
-        p.add("display.lag_ms", f"{lag} ms is absurd for a TV (most lag 10-150 ms; at most "
-                                f"{MAX_LAG_MS:.0f})")
+        p.add("display.lag_ms", f"{_number(lag, ' ms')} is absurd for a TV (most lag "
+                                f"10-150 ms; at most {MAX_LAG_MS:.0f})")
     else:
         lag_ms = float(lag)
     if driver is None or lag_ms is None:
@@ -1029,12 +1117,22 @@ def _read_serial(p: _Problems, key: str, table: dict[str, Any]) -> SerialHandhel
         p.add(f"{key}.id", f"expected a /dev/serial/by-id name, got {_shown(ident)}")
         return None
     if any(c.isspace() or not c.isprintable() for c in ident):
-        p.add(f"{key}.id", f"{ident!r} contains spaces or control characters")
+        p.add(f"{key}.id", f"{_short(ident)!r} contains spaces or control characters")
+        return None
+    longest = max(len(part.encode("utf-8")) for part in ident.split("/"))
+    if longest > NAME_MAX:
+        p.add(f"{key}.id", f"{_short(ident)!r} holds a name of {longest} bytes: a file name "
+                           f"(and a /dev/serial/by-id name) has at most {NAME_MAX}")
         return None
     if "/" in ident and not ident.startswith("/dev/"):
-        p.add(f"{key}.id", f"{ident!r}: give a bare by-id name or a path under /dev/")
+        p.add(f"{key}.id", f"{_short(ident)!r}: give a bare by-id name or a path under /dev/")
         return None
     return SerialHandheld(id=ident)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters with ``...`` (a message stays one short line)."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _read_wired(p: _Problems, key: str, table: dict[str, Any], uses: list[_PinUse]
@@ -1451,16 +1549,26 @@ def serial_warnings(config: Config, serial_dir: Path = SERIAL_BY_ID) -> list[str
         prefix = f"{SERIAL_BY_ID}/"
         if h.id.startswith(prefix) or _BY_ID_NAME.fullmatch(h.id):
             name = h.id.removeprefix(prefix)
-            shown, there = f"{prefix}{name}", (serial_dir / name).exists()
+            shown, there = f"{prefix}{name}", _exists(serial_dir / name)
         elif h.id.startswith("/dev/"):
-            shown, there = h.id, os.path.exists(h.id)
+            shown, there = h.id, _exists(Path(h.id))
         else:
             continue
+        shown = _short(shown, 100)
         if not there:
             lines.append(f"seat[{seat.index}].handheld.id: no {shown} now: plug the handheld "
                          f"in, or write the name ls {SERIAL_BY_ID} shows (the console waits "
                          "for it)")
     return lines
+
+
+def _exists(path: Path) -> bool:
+    """True when ``path`` exists; False also when it cannot be looked up at all (a name
+    too long, ``ENAMETOOLONG``; a permission)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 _BY_ID_NAME = re.compile(r"(usb|pci|platform)-\S+-if[0-9]+(-port[0-9]+)?")

@@ -16,6 +16,7 @@ Times: the core's clock is u32 milliseconds, taken from the injected clock
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import errno
 import importlib.util
@@ -79,6 +80,8 @@ class EmulatedHandheld:
         self.on_frame = on_frame
         """Called (on the pumping thread) when a frame changed the screen."""
         self.core: Any = core.HandheldCore(handheld_id, "emulator-1", boot_id)
+        self.key_queue: int = core.KEY_QUEUE
+        """How many key edges the core holds until the console ACKs them (32)."""
         self.handheld_id = handheld_id
         self.clock: Clock = clock if clock is not None else MonotonicClock()
         self.path: str | None = None
@@ -124,10 +127,13 @@ class EmulatedHandheld:
 
     # --- the board ------------------------------------------------------------------
     def press(self, key: str, now_ns: int | None = None) -> bool:
-        """A key pressed and released (``"left"``, ``"right"``, ``"select"``, ``"back"``);
-        returns False when the core's queue was full (the key was dropped, as on the
-        board)."""
+        """A key pressed and released (``"left"``, ``"right"``, ``"select"``, ``"back"``):
+        both edges join the core's KEY queue.  Returns False, queueing neither, while the
+        queue has no room for both (:attr:`key_queue` edges wait for the console's ACK):
+        press it again once the console has acknowledged some (:class:`KeyTyper` does)."""
         with self._lock:
+            if len(self.core.pending_keys()) > self.key_queue - 2:
+                return False
             t = self._ms(now_ns)
             down = bool(self.core.press(key, True, t))
             self.core.press(key, False, (t + 60) & 0xFFFFFFFF)
@@ -258,11 +264,39 @@ class KeyLines:
         return [line.decode(errors="replace") for line in lines]
 
 
+KEY_NAMES = {"l": "left", "r": "right", "s": "select", "b": "back"}
+"""The terminal's letters for the handheld's keys."""
+
+
+class KeyTyper:
+    """The keys typed at the emulator's terminal, pressed on ``handheld`` in order with none
+    dropped: a key waits in :attr:`pending` while the core's KEY queue is full (the console
+    has not ACKed the earlier ones yet) and :meth:`feed` presses it later.  The terminal
+    loop reads no more input while keys wait, so a fast writer (a script, a paste) is held
+    back by its pipe, the way a terminal holds back a fast typist."""
+
+    def __init__(self, handheld: EmulatedHandheld) -> None:
+        self.handheld = handheld
+        self.pending: collections.deque[str] = collections.deque()
+        """Key names typed and not yet pressed, oldest first."""
+
+    def type(self, line: str) -> None:
+        """Queue each key letter of ``line`` (``l r s b``; other characters are ignored)
+        and press what fits."""
+        self.pending.extend(KEY_NAMES[ch] for ch in line if ch in KEY_NAMES)
+        self.feed()
+
+    def feed(self) -> None:
+        """Press the waiting keys, oldest first, until the core's queue is full."""
+        while self.pending and self.handheld.press(self.pending[0]):
+            self.pending.popleft()
+
+
 def main(argv: list[str]) -> int:
     """``python -m device emulate-handheld [--id ID] [--out DIR]``: one emulated handheld on
     a pty until Ctrl-C; prints the path to give the console (``seat.handheld.id`` or its
     HELLO id), writes each new picture as a PNG to ``--out`` (default: none), and reads
-    keys from the terminal (l, r, s, b + Enter)."""
+    keys from the terminal (l, r, s, b + Enter), every one pressed (:class:`KeyTyper`)."""
     parser = argparse.ArgumentParser(prog="python -m device emulate-handheld",
                                      description="an emulated serial handheld on a pty")
     parser.add_argument("--id", default="emulated-1", help="its HELLO id (default emulated-1)")
@@ -283,15 +317,17 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, end)
     signal.signal(signal.SIGTERM, end)
     handheld.start()
-    names = {"l": "left", "r": "right", "s": "select", "b": "back"}
     shown = 0
     keys = KeyLines(sys.stdin.fileno())
+    typer = KeyTyper(handheld)
     try:
         while not stop.is_set():
-            for line in keys.read(0.1):
-                for ch in line.strip():
-                    if ch in names:
-                        handheld.press(names[ch])
+            if typer.pending:  # the console has not ACKed enough yet: read nothing more
+                stop.wait(PUMP_NS / 1e9)
+                typer.feed()
+            else:
+                for line in keys.read(0.1):
+                    typer.type(line)
             if args.out is not None and handheld.frames_seen != shown:
                 shown = handheld.frames_seen
                 args.out.mkdir(parents=True, exist_ok=True)

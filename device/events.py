@@ -152,31 +152,72 @@ def event_problem(event: object) -> str | None:
     ``seat``, an index counted from 0, is not negative), a
     ``str`` field a ``str``, a ``bool`` field a ``bool``, a ``float`` field an
     ``int`` or ``float``.  E.g. ``"KeyPress.seat must be an int, got '1' (str)"``.  Objects
-    that are not dataclasses pass (their handler decides).  Never raises."""
+    that are not dataclasses pass (their handler decides).  Values are shown by
+    :func:`safe_repr`.  Never raises: a check that does (a field's own methods) is the
+    line ``"<Event> cannot be checked: <exception type>"``."""
+    try:
+        return _field_problem(event)
+    except Exception as exc:  # a field whose own methods raise (an int or str subclass)
+        return f"{type(event).__name__} cannot be checked: {type(exc).__name__}"
+
+
+def _field_problem(event: object) -> str | None:
+    """:func:`event_problem`'s checks; ranges are checked on an exact ``int`` copy before
+    anything is formatted, and values are shown by :func:`safe_repr`."""
     cls = type(event)
     if not dataclasses.is_dataclass(cls):
         return None
     for name, want in _checked_fields(cls):
         value = getattr(event, name, None)
         got = type(value).__name__
-        shown = f"{value!r:.40}"
+        where = f"{cls.__name__}.{name}"
         if want is int:
             if not is_int(value):
-                return f"{cls.__name__}.{name} must be an int, got {shown} ({got})"
-            if name == "seat" and value < 0:
-                return f"{cls.__name__}.seat must be a seat index (0 or more), got {shown}"
-            if not INT64_MIN <= value <= INT64_MAX:
-                return (f"{cls.__name__}.{name} must be a 64-bit int, got {shown}"
-                        f"{'...' if len(repr(value)) > 40 else ''}")
+                return f"{where} must be an int, got {safe_repr(value)} ({got})"
+            exact = int.__int__(value)  # no subclass method runs on it
+            if name == "seat" and exact < 0:
+                return f"{where} must be a seat index (0 or more), got {safe_repr(value)}"
+            if not INT64_MIN <= exact <= INT64_MAX:
+                return f"{where} must be a 64-bit int, got {safe_repr(value)}"
         elif want is bool:
             if not isinstance(value, bool):
-                return f"{cls.__name__}.{name} must be True or False, got {shown} ({got})"
+                return f"{where} must be True or False, got {safe_repr(value)} ({got})"
         elif want is float:
             if not is_number(value):
-                return f"{cls.__name__}.{name} must be a number, got {shown} ({got})"
+                return f"{where} must be a number, got {safe_repr(value)} ({got})"
         elif not isinstance(value, str):
-            return f"{cls.__name__}.{name} must be a str, got {shown} ({got})"
+            return f"{where} must be a str, got {safe_repr(value)} ({got})"
     return None
+
+
+SHOWN_CHARS = 40
+"""The most characters of a value :func:`safe_repr` shows."""
+
+
+def safe_repr(value: object) -> str:
+    """A short ``repr`` of ``value`` for a log line that never raises: at most
+    :data:`SHOWN_CHARS` characters then ``...``; an int is shown by the exact ``int``'s
+    repr (an int of more than 64 bits as ``an int of N bits``: ``repr`` refuses past 4,300
+    digits), a str by the exact ``str``'s, so no subclass ``__repr__`` runs; anything else
+    whose ``repr`` raises is ``<a TYPE>``."""
+    try:
+        if isinstance(value, bool):
+            return "True" if value else "False"
+        if isinstance(value, int):
+            exact = int.__int__(value)
+            bits = exact.bit_length()
+            if bits > 64:
+                return f"an int of {bits} bits"
+            text = int.__repr__(exact)
+        elif isinstance(value, str):
+            text = str.__repr__(str.__getitem__(value, slice(0, SHOWN_CHARS + 1)))
+        elif isinstance(value, float):
+            text = float.__repr__(value)
+        else:
+            text = repr(value)
+    except Exception:
+        return f"<a {type(value).__name__}>"
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
 
 
 class EventQueue(Protocol):

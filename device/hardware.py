@@ -737,20 +737,22 @@ def driver_fault(line: str) -> Fault:
 def fault_display_mode(path: Path | None, environ: Mapping[str, str]) -> str:
     """The TV's mode for a config that fails: ``[display] driver`` of the file at ``path``
     when that key reads (the TOML parses and it is a known driver), else ``"auto"`` when
-    ``SDL_VIDEODRIVER`` is set (it picks the driver), else the bundled config's driver."""
+    ``SDL_VIDEODRIVER`` is set (it picks the driver), else the bundled config's driver.
+    The file is read by ``device.config.read_config_text`` (a regular file only, at most
+    1 MiB); nothing in it raises."""
     import tomllib
 
-    from device.config import DRIVERS, MAX_CONFIG_BYTES, bundled_text
+    from device.config import BOM, DRIVERS, bundled_text, read_config_text
 
     if path is not None:
+        # the same safe read as load_config: a FIFO is never opened, nothing past 1 MiB
         try:
-            with open(path, "rb") as f:
-                raw = tomllib.loads(f.read(MAX_CONFIG_BYTES).decode("utf-8-sig"))
+            raw = tomllib.loads(read_config_text(path).removeprefix(BOM))
             display = raw.get("display")
             driver = display.get("driver") if isinstance(display, dict) else None
             if isinstance(driver, str) and driver in DRIVERS:
                 return driver
-        except (OSError, ValueError):  # unreadable, not UTF-8, not TOML
+        except (ValueError, RecursionError):  # ConfigError (unreadable), not TOML, too deep
             pass
     if environ.get("SDL_VIDEODRIVER", "").strip():
         return "auto"

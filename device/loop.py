@@ -37,8 +37,9 @@ class Loop:
     -> next animation deadline | None`` after each wake-up, ``tickers`` (see the module
     docstring).  ``timers`` is the loop's one-shot timer heap.
 
-    An event whose fields have the wrong type (:func:`device.events.event_problem`) is one
-    warning and is not handled; a callback that raises is logged with its traceback and the
+    An event whose fields have the wrong type (:func:`device.events.event_problem`), or
+    whose check raises, is one warning and is not handled; a callback (a handler, a ticker,
+    a timer, the frame) that raises is logged with its traceback, a bug to fix, and the
     loop goes on (a party console never stops for one bad event)."""
 
     def __init__(
@@ -92,7 +93,10 @@ class Loop:
         events = self.queue.wait(timeout)
         self.wakeups += 1
         for event in events:
-            problem = event_problem(event)
+            try:
+                problem = event_problem(event)
+            except Exception as exc:  # it promises not to; one bad event never ends the loop
+                problem = f"{type(event).__name__} cannot be checked: {type(exc).__name__}"
             if problem is not None:
                 log.warning("event ignored: %s", problem)
                 continue

@@ -553,3 +553,24 @@ def test_a_bad_config_in_a_real_process_waits_and_stops_on_sigterm_with_status_2
         f"{config}: seat[1].handheld.kind: unknown handheld kind 'nope' (known: "
         '"wired" | "serial" | "none")',
         f"{config}: seat[1].slap_pin: GPIO 17 is already seat[0].slap_pin"]
+
+
+def test_the_fault_screens_driver_is_read_as_safely_as_the_config(tmp_path: Path) -> None:
+    """Choosing the fault screen's driver reads the file the way ``check-config`` does: a
+    file nested thousands deep falls back to the bundled driver, and a FIFO is never opened
+    for reading (it would block the service, deaf to SIGTERM)."""
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * 3000 + "]" * 3000 + "\n")
+    assert fault_display_mode(deep, {}) == "kmsdrm"
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    modes: list[str] = []
+    reader = threading.Thread(target=lambda: modes.append(fault_display_mode(fifo, {})),
+                              daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # let the blocked open() end, then fail
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(10)
+        pytest.fail("fault_display_mode blocked on a FIFO")
+    assert modes == ["kmsdrm"]

@@ -19,6 +19,7 @@ from device.config import (
     Config,
     ConfigError,
     NoHandheld,
+    SeatConfig,
     SerialHandheld,
     WiredHandheld,
     bundled_text,
@@ -28,6 +29,7 @@ from device.config import (
     format_config,
     load_config,
     parse_config,
+    serial_warnings,
 )
 from device.main import main
 from drivers.hand_display import check_hand_display
@@ -677,3 +679,82 @@ def test_spi_on_names_every_seat_whose_pin_it_takes() -> None:
     assert "GPIO 10 is SPI0 MOSI (enabled by gpio.spi); pick a free pin (free: 4," \
         in problems[0]
     assert "GPIO 7 is SPI0 CE1 (enabled by gpio.spi); pick a free pin (free: 4," in problems[1]
+
+
+# ------------------------------------------------ values and files at the reader's limits
+
+
+@pytest.mark.parametrize("digits", ["1" + "0" * 309, "9" * 400, "-" + "9" * 400])
+def test_a_lag_too_large_for_a_float_is_one_line_naming_the_key(digits: str) -> None:
+    """``lag_ms`` written with hundreds of digits (past a float's range) is one line naming
+    ``display.lag_ms``, short, without the digits spelled out."""
+    problems = check_config(edit("lag_ms = 0.0", f"lag_ms = {digits}"))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("display.lag_ms: "), problems
+    assert len(problems[0]) < 200, problems
+
+
+def test_a_serial_id_too_long_for_a_file_name_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A serial ``id`` longer than a file name can be (255 bytes), as a by-id path or a bare
+    by-id name, is one problem naming ``seat[1].handheld.id``, exit 2; the warnings for a
+    serial port that is not there never raise either."""
+    by_id = tmp_path / "by-id"
+    by_id.mkdir()
+    for ident in ("/dev/serial/by-id/" + "a" * 5000, "usb-" + "a" * 300 + "-if00"):
+        path = tmp_path / "config.toml"
+        path.write_text(two_seats(seat1=f'kind = "serial"\nid = "{ident}"'))
+        assert check_config_main([str(path)], serial_dir=by_id) == 2
+        out, err = capsys.readouterr()
+        (line,) = err.splitlines()
+        assert line.startswith(f"{path}: seat[1].handheld.id: "), line
+        assert len(line) < 300 and out == ""
+        seats = (SeatConfig(0, None, NoHandheld()), SeatConfig(1, 6, SerialHandheld(ident)))
+        (warning,) = serial_warnings(Config(seats=seats), by_id)
+        assert warning.startswith("seat[1].handheld.id: ") and len(warning) < 300, warning
+
+
+def test_an_integer_past_pythons_digit_limit_names_its_line() -> None:
+    """``volume = <5000 digits>``: tomllib gives up with Python's own advice; the line
+    names the file's line and says what is wrong in words a builder can act on."""
+    text = edit("volume = 7 ", "volume = " + "7" * 5000 + " ")
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if x.startswith("volume"))
+    assert check_config(text) == [f"toml: line {line}: a number with more than 4300 digits"]
+
+
+def test_a_file_name_with_a_newline_is_printed_on_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config file whose name holds a newline: each problem is still one line, the name
+    written with the newline escaped (``\\n``)."""
+    path = tmp_path / "bad\nname.toml"
+    path.write_text(edit("slap_pin = 25", "slap_pin = 17").replace("rotation = 0",
+                                                                   "rotation = 9", 1))
+    assert check_config_main([str(path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    shown = str(path).replace("\n", "\\n")
+    assert len(err) == 2 and all(line.startswith(f"{shown}: seat[") for line in err), err
+
+
+def test_a_byte_order_mark_inside_the_file_is_named(tmp_path: Path) -> None:
+    """A byte order mark anywhere but the start (two files joined by an editor) is named,
+    with its line: it is invisible in every editor."""
+    lines = BUNDLED.splitlines(keepends=True)
+    text = "".join(lines[:28]) + "\ufeff" + "".join(lines[28:])
+    assert check_config(text) == ["toml: line 29: a byte order mark (U+FEFF) in the middle "
+                                  "of the file: delete it"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_file_says_save_it_as_utf8(tmp_path: Path, encoding: str) -> None:
+    """A config saved as UTF-16 (Notepad's "Unicode"), with its byte order mark or
+    without, is one line saying so."""
+    path = tmp_path / "config.toml"
+    data = BUNDLED.encode(encoding)
+    if encoding == "utf-16":
+        assert data[:2] in (b"\xff\xfe", b"\xfe\xff")
+    path.write_bytes(data)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert caught.value.problems == ["file: the file is UTF-16: save it as UTF-8"]

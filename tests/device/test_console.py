@@ -525,3 +525,74 @@ def test_hostile_event_fields_are_one_log_line_each_and_the_game_goes_on(
     queue.post(KeyPress(0, "select", 0))  # the cursor starts on 9S/O, the only legal card
     console.step()
     assert console.record is not None and console.record.actions == ["play 9S/O"]
+
+
+class _ReprRaisesInt(int):
+    """An int whose ``repr`` raises (an event field no message may format)."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+class _ReprRaisesStr(str):
+    """A str whose ``repr`` raises."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def test_event_fields_that_cannot_be_formatted_are_one_log_line_each(
+    display: TableDisplay, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An int of 20,000 bits (past Python's 4,300-digit ``repr`` limit) or a field whose
+    ``repr`` raises, in a seat, time or key: the event is one warning naming it, never an
+    exception out of the loop, and the game goes on."""
+    from device.events import event_problem
+
+    huge = 1 << 20000
+    bad_events: list[object] = [
+        Press(huge, 5), Press(0, huge), KeyPress(0, "select", huge), KeyPress(huge, "left", 0),
+        KeyPress(0, "select", 0, huge), Press(_ReprRaisesInt(-1), 5),
+        KeyPress(_ReprRaisesInt(-1), _ReprRaisesStr("select"), 0),
+        KeyPress(0, _ReprRaisesStr("select"), 0, _ReprRaisesInt(3)),
+    ]
+    for event in bad_events:
+        problem = event_problem(event)
+        assert problem is not None and len(problem) < 200, problem
+    console, _clock, queue, _ = make_console(display, ("human", "human"))
+    console.play_from(riiing_position(), console.clock.now_ns())
+    caplog.set_level("INFO", logger="partytable")
+    for event in bad_events:
+        caplog.clear()
+        queue.post(event)
+        console.step()
+        warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert len(warnings) == 1 and type(event).__name__ in warnings[0], warnings
+        assert [r for r in caplog.records if r.exc_info] == []
+    assert console.phase == "play" and hands_of(console) == [["5C/>", "9S/O"], ["2T/=", "4A/<"]]
+
+
+def test_an_event_check_that_raises_is_one_log_line_and_the_loop_goes_on(
+    display: TableDisplay, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should checking an event raise, the loop logs one warning naming the event's type
+    and goes on to the next event."""
+    import device.loop
+
+    def broken(event: object) -> str | None:
+        if isinstance(event, Press):
+            raise ValueError("Exceeds the limit (4300 digits)")
+        return None
+
+    monkeypatch.setattr(device.loop, "event_problem", broken)
+    console, _clock, queue, _ = make_console(display, ("human", "human"))
+    console.play_from(riiing_position(), console.clock.now_ns())
+    caplog.set_level("INFO", logger="partytable")
+    queue.post(Press(0, 5))
+    console.step()
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "Press" in warnings[0] and "\n" not in warnings[0], warnings
+    assert [r for r in caplog.records if r.exc_info] == []
+    queue.post(KeyPress(0, "select", 0))  # the cursor starts on 9S/O, the only legal card
+    console.step()
+    assert console.record is not None and console.record.actions == ["play 9S/O"]

@@ -264,3 +264,70 @@ def test_the_emulators_terminal_acts_on_every_key_line_of_one_write() -> None:
             handhelds.close()
         proc.terminate()
         proc.wait(10)
+
+
+def test_the_emulators_terminal_presses_every_key_of_a_long_burst() -> None:
+    """200 key lines in one write and one line of 300 keys, more than the handheld's
+    32-event KEY queue holds: the emulator stops reading its terminal until the console
+    has acknowledged keys, so every key arrives, in order, none dropped."""
+    import subprocess
+    import sys
+    import threading
+
+    from drivers.serial_handheld import SerialHandhelds
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen([sys.executable, "-m", "device", "emulate-handheld", "--id",
+                             "burst-1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=root, env=env)
+    presses: list[KeyPress] = []
+    got = threading.Condition()
+
+    def post(event: object) -> None:
+        with got:
+            if isinstance(event, KeyPress) and not event.repeat:
+                presses.append(event)
+            got.notify_all()
+
+    handhelds = None
+    want = ["left"] * 200 + ["right", "select"] * 150
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        first = proc.stdout.readline().decode()
+        path = first.split(" on ", 1)[1].split(" ", 1)[0]
+        handhelds = SerialHandhelds({0: path}, post=post, ports=lambda: [path])
+        end = time.monotonic() + 10
+        while not handhelds.connected(0):
+            assert time.monotonic() < end, "the emulated handheld never connected"
+            time.sleep(0.01)
+        proc.stdin.write(b"l\n" * 200 + b"rs" * 150 + b"\n")
+        proc.stdin.flush()
+        with got:
+            got.wait_for(lambda: len(presses) >= len(want), timeout=60)
+            keys = [e.key for e in presses]
+        assert keys == want
+    finally:
+        if handhelds is not None:
+            handhelds.close()
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_keys_typed_past_the_key_queue_wait_and_none_is_dropped() -> None:
+    """With no console to ACK them, 200 typed keys fill the core's 32-edge KEY queue with
+    16 whole presses (down and up: no key left held down); the other 184 wait in order,
+    none dropped (the burst test above sees them go as the console ACKs)."""
+    from device.emulator import KeyTyper
+
+    clock = FakeClock(20 * S)
+    handheld = EmulatedHandheld("typer-1", boot_id=5, clock=clock)
+    typer = KeyTyper(handheld)
+    typer.type("l" * 199 + "r")
+    edges = handheld.core.pending_keys()
+    assert len(edges) == handheld.key_queue == 32
+    assert [down for _seq, _key, down, _t in edges] == [True, False] * 16
+    assert len(typer.pending) == 184 and typer.pending[-1] == "right"
+    assert handheld.core.keys_dropped == 0
+    typer.feed()  # still no ACK: nothing more goes, nothing is lost
+    assert len(handheld.core.pending_keys()) == 32 and len(typer.pending) == 184
