@@ -296,7 +296,8 @@ class EdgeDebouncer:
     it is released and pressed again; after that it equals ``down``); ``confirm_ns``:
     ``int`` nanoseconds a press must be confirmed for (0: no confirmation, every first edge
     counts at once), see below; ``bounce_ns``: ``int`` nanoseconds, how far before its
-    last edge a confirmed press may be stamped (the stamp's bound, below).
+    last edge a confirmed press may be stamped (the stamp's bound, below; ``None``: no
+    bound, a press is stamped at its burst's first edge however long the burst).
 
     :meth:`edge` takes every raw edge ``(level, t_ns)``:
 
@@ -364,10 +365,15 @@ class EdgeDebouncer:
     better than d/2 both ways: 450 us spikes every 500 us for 5 ms and then a clean press
     make the very edges a press bouncing for those 5 ms makes.  A spike still low when the
     contact closes is the press's own first low: P is then the spike's edge.  The bound
-    assumes each edge's callback reaches :meth:`edge` before the check decides (the check
-    waits for late ones, above); a press no edge explains is stamped when read (late).
-    When two edges are lost -- a spike's release and the press's first edge -- the last
-    edge seen can be the spike's, and the stamp up to ``bounce_ns`` before that.
+    assumes the callbacks of the edges before the reading have arrived when the line is
+    read; a press no edge explains is stamped when read (late).  Each callback that
+    arrives while a press waits starts its check over (a look after it was due waits
+    ``confirm_ns`` more, a disagreement waits for the missing edge again), so a burst whose
+    callbacks keep coming is read once they stop.  Callbacks later than that, or two lost
+    edges -- a spike's release and the press's first edge -- can leave the reading ahead of
+    the edges seen: the last one is then a spike's, and the stamp up to ``bounce_ns``
+    before it (``make bench``, the spike-train rows with late callbacks, measures how
+    often).
 
     A lone edge whose event says released, with no edge after it until one stamped after
     its check (the device loop came late, later than the slap was held), is decided from
@@ -404,7 +410,7 @@ class EdgeDebouncer:
     down: bool = False
     reported: bool = False
     confirm_ns: int = 0
-    bounce_ns: int = BOUNCE_NS
+    bounce_ns: int | None = BOUNCE_NS
     _start_ns: int | None = None
     _last_ns: int | None = None
     _last_level: bool | None = None
@@ -438,6 +444,11 @@ class EdgeDebouncer:
                     self._last_ns, self._last_level = t_ns, level
                 if self._run_ns is not None:
                     self._run_ns = max(self._run_ns, t_ns)
+                # a callback arrived: more of the burst may be on its way, so the check
+                # starts over -- a look after it was due waits confirm_ns, a line and
+                # edges that disagree wait for the missing edge -- and a line whose edges
+                # come late is read only once they have stopped coming
+                self._looked, self._waited, self._defer_ns = False, False, None
                 return []
             # the check was due and settle() has not run: decide from the edges seen
             decided = self._confirm(self._edges_say_pressed(), stale_before_ns=due)
@@ -556,7 +567,7 @@ class EdgeDebouncer:
         self._candidate_ns = self._defer_ns = self._run_ns = None
         if candidate is None:
             return []
-        if run is not None:
+        if run is not None and self.bounce_ns is not None:
             candidate = max(candidate, run - self.bounce_ns)
         if not level:
             self._start_ns = self._last_ns = self._last_level = None
@@ -620,9 +631,10 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
     nanoseconds a press must be confirmed for (:class:`EdgeDebouncer`; 0: none);
     ``wake``: called (thread-safe, quick, no arguments) when a press starts waiting for
     its check, so the owner's loop runs :meth:`_settle` soon (a waiting press posts
-    nothing that would wake it); ``None`` if the owner calls the ticker on its own.
-    Raises :class:`DriverValueError` for a ``lockout_ns`` or ``confirm_ns`` that is not an
-    ``int`` >= 0.
+    nothing that would wake it); ``None`` if the owner calls the ticker on its own;
+    ``bounce_ns``: ``int`` nanoseconds, the stamp's bound (:class:`EdgeDebouncer`;
+    ``None``: none).  Raises :class:`DriverValueError` for a ``lockout_ns``,
+    ``confirm_ns`` or ``bounce_ns`` that is not an ``int`` >= 0.
     """
 
     def __init__(
@@ -633,14 +645,19 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
         seat: int | None = None,
         confirm_ns: int = 0,
         wake: Callable[[], None] | None = None,
+        bounce_ns: int | None = BOUNCE_NS,
     ) -> None:
-        for name, value in (("lockout_ns", lockout_ns), ("confirm_ns", confirm_ns)):
+        checked = [("lockout_ns", lockout_ns), ("confirm_ns", confirm_ns)]
+        if bounce_ns is not None:
+            checked.append(("bounce_ns", bounce_ns))
+        for name, value in checked:
             if not is_int(value) or value < 0:
                 raise DriverValueError(
                     device, f"{name} must be an int >= 0 nanoseconds, got {value!r}", seat=seat
                 )
         self._lockout_ns = lockout_ns
         self._confirm_ns = confirm_ns
+        self._bounce_ns = bounce_ns
         self._wake = wake
         self._device = device
         self._where = device if seat is None else f"seat {seat + 1} {device}"
@@ -688,7 +705,9 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
             factory = resolve_pin_factory(pin_factory)
             for key, pin, seat, device in wiring:
                 with self._lock:  # an edge arriving now waits until the belief is set
-                    debouncer = EdgeDebouncer(self._lockout_ns, confirm_ns=self._confirm_ns)
+                    debouncer = EdgeDebouncer(
+                        self._lockout_ns, confirm_ns=self._confirm_ns, bounce_ns=self._bounce_ns
+                    )
                     self._debouncers[key] = debouncer
                     button = open_edge_button(
                         pin, self._edge_handler(key), seat=seat, device=device, pin_factory=factory

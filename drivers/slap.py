@@ -142,10 +142,13 @@ class SlapButtons(EdgeButtonGroup[int]):
     waiting for its check -- the device loop's way to be woken (post any event to its
     queue) so it calls :meth:`settle` at the check; ``None`` when the caller runs
     :meth:`settle` on its own schedule (tests, a bench).  It must be thread-safe and
-    quick like ``post``; one that raises is logged.
+    quick like ``post``; one that raises is logged.  ``bounce_ns``: ``int`` nanoseconds,
+    how far before its burst's last edge a press may be stamped (default
+    :data:`DEFAULT_BOUNCE_NS`; ``None``: stamped at the burst's first edge however long
+    the burst, for comparison in ``make bench``).
 
-    Raises :class:`~drivers.errors.DriverValueError` for a negative seat, lockout or
-    confirmation time or a string that is not a pin name,
+    Raises :class:`~drivers.errors.DriverValueError` for a negative seat, lockout,
+    confirmation or bounce time or a string that is not a pin name,
     :class:`~drivers.errors.PinFactoryError` for a pin factory whose ticks are not kernel
     edge times (rpigpio, native, pigpio) or no lgpio factory, and
     :class:`~drivers.errors.DeviceUnavailableError` for a pin that cannot be opened (in
@@ -166,8 +169,12 @@ class SlapButtons(EdgeButtonGroup[int]):
         lockout_ns: int = DEFAULT_LOCKOUT_NS,
         confirm_ns: int = DEFAULT_CONFIRM_NS,
         wake: Callable[[], None] | None = None,
+        bounce_ns: int | None = DEFAULT_BOUNCE_NS,
     ) -> None:
-        super().__init__(lockout_ns, device="slap buttons", confirm_ns=confirm_ns, wake=wake)
+        super().__init__(
+            lockout_ns, device="slap buttons", confirm_ns=confirm_ns, wake=wake,
+            bounce_ns=bounce_ns,
+        )
         self._post = post
         self._open(_wiring(pins), pin_factory)
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drivers.gpio import edge
+from drivers.errors import DriverValueError
+from drivers.gpio import edge, fire_edge
 from drivers.slap import DEFAULT_BOUNCE_NS, Press, SlapButtons
 
 MS = 1_000_000
@@ -41,11 +43,12 @@ def line_edges(seat: int, lows: list[Interval]) -> list[tuple[int, int, bool]]:
     return out
 
 
-def run(pin_factory: Any, edges: list[tuple[int, int, bool]]) -> list[object]:
+def run(pin_factory: Any, edges: list[tuple[int, int, bool]], **options: Any) -> list[object]:
     """Drive ``edges`` (any order) on the seats' lines; run settle() at every deadline
-    before each edge and after the last; return the events posted."""
+    before each edge and after the last; return the events posted.  ``options`` go to
+    :class:`SlapButtons`."""
     events: list[object] = []
-    with SlapButtons(PINS, events.append) as slaps:
+    with SlapButtons(PINS, events.append, **options) as slaps:
         due: int | None = None
         for t, seat, pressed in sorted(edges):
             while due is not None and due < t:
@@ -196,3 +199,49 @@ def test_a_lone_misread_edge_decided_by_its_release_is_not_a_slap(pin_factory: A
         while due is not None:
             due = late.settle(due)
     assert events == []
+
+
+@pytest.mark.parametrize("bounce", [-1, 2.5, True, "2.5ms"])
+def test_bad_bounce_time_is_refused(pin_factory: Any, bounce: Any) -> None:
+    """bounce_ns must be int nanoseconds >= 0 (or None): anything else is one clear line."""
+    with pytest.raises(DriverValueError, match="bounce_ns must be an int >= 0 nanoseconds"):
+        SlapButtons({0: 17}, [].append, bounce_ns=bounce)
+
+
+def test_without_the_bound_a_press_keeps_its_bursts_first_edge(pin_factory: Any) -> None:
+    """bounce_ns=None (the bench's comparison): the 800 us train's first spike stamps the
+    press, as the bound exists to prevent."""
+    lows = [*train(T, 800 * US, 50 * US, T + 24 * MS), (T + 24 * MS, T + 100 * MS)]
+    events = run(pin_factory, line_edges(0, lows), bounce_ns=None)
+    assert presses(events, 0) == [T]
+
+
+def run_late(pin_factory: Any, edges: list[tuple[int, int, bool]], delay_ns: int) -> list[object]:
+    """As :func:`run`, but each line moves at its edge's time and the edge's callback comes
+    ``delay_ns`` later (in order, as lgpio delivers one line's events); settle() runs at
+    every deadline and at each callback."""
+    timeline = sorted([(t, 0, seat, pressed) for t, seat, pressed in edges]
+                      + [(t + delay_ns, 1, seat, pressed) for t, seat, pressed in edges])
+    events: list[object] = []
+    with SlapButtons(PINS, events.append) as slaps:
+        due: int | None = None
+        for at, kind, seat, pressed in timeline:
+            while due is not None and due < at:
+                due = slaps.settle(due)
+            if kind == 0:
+                edge(pin_factory, PINS[seat], pressed, at, deliver=False)
+            else:
+                fire_edge(pin_factory, PINS[seat], pressed, at - delay_ns)
+                due = slaps.settle(at)
+        while due is not None:
+            due = slaps.settle(due)
+    return events
+
+
+def test_a_spike_train_with_late_callbacks_is_not_a_slap(pin_factory: Any) -> None:
+    """109 us spikes every 465 us for 30 ms, each callback 2.8 ms late: when the line is
+    read, a later spike may hold it low while its edges are still on their way.  Each
+    callback that arrives starts the check over, so the line is read once the edges have
+    stopped coming: no Press."""
+    lows = train(T, 465_342, 109_441, T + 30 * MS)
+    assert run_late(pin_factory, line_edges(0, lows), 2_827_602) == []
