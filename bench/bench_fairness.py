@@ -38,7 +38,7 @@ from typing import Any
 
 from device.arbiter import SlapArbiter
 from drivers.gpio import edge, fire_edge, mock_pin_factory
-from drivers.slap import DEFAULT_CONFIRM_NS, Press, SlapButtons
+from drivers.slap import DEFAULT_BOUNCE_NS, DEFAULT_CONFIRM_NS, Press, SlapButtons
 
 MS = 1_000_000
 US = 1_000
@@ -340,8 +340,9 @@ def _trains(trials: int) -> list[str]:
             f"{name}: the truly earliest press won {100 * right / max(1, trials):.1f}%"
             f" of windows; stamp - first contact: median |error| "
             f"{median(magnitudes) / US:.0f} us, max |error| {max(magnitudes) / MS:.2f} ms "
-            f"(earliest {min(errors) / MS:+.2f} ms, latest {max(errors) / MS:+.2f} ms); "
-            f"{lost} presses not posted")
+            f"(earliest {min(errors) / MS:+.2f} ms, latest {max(errors) / MS:+.2f} ms), "
+            f"{sum(1 for e in magnitudes if e > DEFAULT_BOUNCE_NS)} of {len(errors)} beyond "
+            f"{DEFAULT_BOUNCE_NS / MS} ms; {lost} presses not posted")
     return lines
 
 

@@ -103,9 +103,10 @@ def test_a_press_after_a_500_us_spike_train_keeps_its_stamp_near(pin_factory: An
 
 
 def test_a_dense_spike_train_longer_than_a_lockout_is_not_a_slap(pin_factory: Any) -> None:
-    """450 us spikes every 500 us for 100 ms (the line low nine tenths of the time, never
-    still for 1 ms): no Press, however the check's reading would have fallen."""
-    assert run(pin_factory, line_edges(0, train(T, 500 * US, 450 * US, T + 100 * MS))) == []
+    """500 us spikes every 600 us for 100 ms (the line low five sixths of the time, never
+    still for 1 ms): no Press, not even where a reading 31 ms after the first spike falls
+    inside the 52nd spike."""
+    assert run(pin_factory, line_edges(0, train(T, 600 * US, 500 * US, T + 100 * MS))) == []
 
 
 def _train(period: int, width_share: int, lead: int) -> list[Interval]:
