@@ -21,6 +21,11 @@ before and after the real presses, their callbacks as late and their events' lev
 wrong: how many spikes became a press (none may), with the check off for comparison; and
 of the real presses, how many were posted and how many kept the stamp of their first edge
 (all must), and who won.
+
+Spike-train rows: two-seat races where a train of spikes (any period from 50 us to 5 ms)
+runs up to each real press: the share of windows won by the truly earliest press, and each
+Press's stamp against its first contact, with the stamp's 2.5 ms bound
+(``drivers.slap.DEFAULT_BOUNCE_NS``) and without it (``bounce_ns=None``).
 """
 
 from __future__ import annotations
@@ -28,15 +33,18 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from statistics import median
+from typing import Any
 
 from device.arbiter import SlapArbiter
 from drivers.gpio import edge, fire_edge, mock_pin_factory
-from drivers.slap import DEFAULT_CONFIRM_NS, Press, SlapButtons
+from drivers.slap import DEFAULT_BOUNCE_NS, DEFAULT_CONFIRM_NS, Press, SlapButtons
 
 MS = 1_000_000
 US = 1_000
 TRIALS = 4_000
 GLITCH_TRIALS = 1_000
+TRAIN_TRIALS = 1_000
 GAPS_MS = (0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 SPIKE_WIDTHS_US = (5, 10, 50, 100, 500)
 MAX_DELAY_NS = 20 * MS
@@ -132,15 +140,16 @@ class _Outcome:
 
 
 def _judge(window: _Window, t0: int, settle_ns: int, seats_rng: random.Random,
-           confirm_ns: int = DEFAULT_CONFIRM_NS) -> _Outcome:
-    """Run the window through the buttons and the arbiter as the device loop would."""
+           confirm_ns: int = DEFAULT_CONFIRM_NS, **options: Any) -> _Outcome:
+    """Run the window through the buttons and the arbiter as the device loop would
+    (``options`` go to :class:`SlapButtons`)."""
     posted: list[object] = []
     presses: list[Press] = []
     timeline = sorted(
         [(e.t_ns, 0, i) for i, e in enumerate(window.edges)]
         + [(e.arrives_ns, 1, i) for i, e in enumerate(window.edges)])
     with mock_pin_factory() as factory, SlapButtons(
-        PINS, posted.append, pin_factory=factory, confirm_ns=confirm_ns
+        PINS, posted.append, pin_factory=factory, confirm_ns=confirm_ns, **options
     ) as buttons:
         arb = SlapArbiter(len(PINS), seats_rng, settle_ns=settle_ns)
         arb.engine_window_opened(t0 - MS)
@@ -256,9 +265,92 @@ def _glitches(trials: int) -> list[str]:
     ]
 
 
-def run(trials: int = TRIALS, glitch_trials: int = GLITCH_TRIALS) -> list[str]:
-    """Run ``trials`` windows and ``glitch_trials`` glitching ones; return the printed lines."""
-    return _fairness(trials) + _glitches(glitch_trials)
+def _low_edges(seat: int, lows: list[tuple[int, int]], delay: int) -> list[_Edge]:
+    """The edges of a line pulled low during each of ``lows`` (overlaps merge), their
+    callbacks ``delay`` late, in order, each saying its own level."""
+    merged: list[list[int]] = []
+    for start, end in sorted(lows):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out: list[_Edge] = []
+    for start, end in merged:
+        out += [_Edge(seat, True, start, start + delay, True),
+                _Edge(seat, False, end, end + delay, False)]
+    return out
+
+
+def _train_trial(rng: random.Random, t0: int, max_delay_ns: int) -> _Window:
+    """A two-seat race; before each press (0.5-20 ms apart) a spike train of 5-500 us
+    spikes every 50 us-5 ms, starting 0-30 ms before it and ending before it; 30% of the
+    presses bounce (10-500 us opens for up to 5 ms); each line's callbacks 0 to
+    ``max_delay_ns`` late, in order."""
+    first = t0 + rng.randrange(200, 600) * MS
+    times = {0: first, 1: first + int(rng.choice((0.5, 1.0, 2.0, 5.0, 10.0, 20.0)) * MS)}
+    if rng.random() < 0.5:
+        times = {0: times[1], 1: times[0]}
+    edges: list[_Edge] = []
+    for seat, press in times.items():
+        period = rng.randrange(50 * US, 5 * MS)
+        width = min(500 * US, max(5 * US, int(period * rng.uniform(0.01, 0.95))))
+        lead = rng.randrange(0, 30 * MS)
+        lows = [(t, t + width) for t in range(press - lead, press, period) if t + width < press]
+        t = press
+        if rng.random() < 0.3:
+            while True:
+                closed, opened = rng.randrange(10 * US, 1500 * US), rng.randrange(10 * US, 500 * US)
+                if t + closed + opened > press + 5 * MS:
+                    break
+                lows.append((t, t + closed))
+                t += closed + opened
+        lows.append((t, press + 150 * MS))
+        edges += _low_edges(seat, lows, rng.randrange(0, max_delay_ns + 1))
+    truth = min(times, key=lambda seat: times[seat])
+    return _Window(truth, abs(times[1] - times[0]) / MS, edges, times)
+
+
+def _trains(trials: int) -> list[str]:
+    """Spike trains before the real presses of a two-seat race: who wins, and how far each
+    Press's stamp is from its first contact, with the stamp's bound and without it."""
+    lines = [f"spike trains: {trials} two-seat windows, 0.5-20 ms apart, a train of 5-500 us "
+             f"spikes every 50 us-5 ms up to each press, 30% of presses bouncing up to 5 ms "
+             f"(settle 25 ms)"]
+    for delay, name, options in (
+        (0, "callbacks on time, bound 2.5 ms", {}),
+        (0, "callbacks on time, no bound", {"bounce_ns": None}),
+        (MAX_DELAY_NS, f"callbacks 0-{MAX_DELAY_NS // MS} ms late, bound 2.5 ms", {}),
+        (MAX_DELAY_NS, f"callbacks 0-{MAX_DELAY_NS // MS} ms late, no bound",
+         {"bounce_ns": None}),
+    ):
+        rng = random.Random(2028)
+        right = 0
+        errors: list[int] = []
+        lost = 0
+        for i in range(trials):
+            t0 = (10 + i) * 1000 * MS
+            window = _train_trial(rng, t0, delay)
+            outcome = _judge(window, t0, 25 * MS, random.Random(1), **options)
+            right += outcome.winner == window.truth
+            stamps = {p.seat: p.t_ns for p in outcome.posted}
+            lost += sum(1 for seat in window.presses if seat not in stamps)
+            errors += [stamps[seat] - t for seat, t in window.presses.items() if seat in stamps]
+        magnitudes = [abs(e) for e in errors]
+        lines.append(
+            f"{name}: the truly earliest press won {100 * right / max(1, trials):.1f}%"
+            f" of windows; stamp - first contact: median |error| "
+            f"{median(magnitudes) / US:.0f} us, max |error| {max(magnitudes) / MS:.2f} ms "
+            f"(earliest {min(errors) / MS:+.2f} ms, latest {max(errors) / MS:+.2f} ms), "
+            f"{sum(1 for e in magnitudes if e > DEFAULT_BOUNCE_NS)} of {len(errors)} beyond "
+            f"{DEFAULT_BOUNCE_NS / MS} ms; {lost} presses not posted")
+    return lines
+
+
+def run(trials: int = TRIALS, glitch_trials: int = GLITCH_TRIALS,
+        train_trials: int = TRAIN_TRIALS) -> list[str]:
+    """Run ``trials`` windows, ``glitch_trials`` glitching ones and ``train_trials`` with
+    spike trains; return the printed lines."""
+    return _fairness(trials) + _glitches(glitch_trials) + _trains(train_trials)
 
 
 if __name__ == "__main__":

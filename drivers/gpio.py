@@ -267,6 +267,12 @@ def _held_elsewhere(exc: BaseException) -> bool:
             and getattr(exc, "value", None) == LGPIO_BUSY)
 
 
+BOUNCE_NS = 2_500_000
+"""The longest a confirmed press's stamp may precede the edge that began its final low run
+(2.5 ms): half the 5 ms a worn microswitch's bounce can last, so a spike train before a
+press moves its stamp at most this much earlier, and a press bouncing for 5 ms is stamped
+at most this much later (:class:`EdgeDebouncer`, "The stamp's bound")."""
+
 MAX_LOCKOUTS = 4
 """How many lockouts a run of bounces can stretch one lockout to (4 x 30 ms = 120 ms by
 default): long enough for a worn switch's chatter, short enough that a release is seen
@@ -289,7 +295,9 @@ class EdgeDebouncer:
     state last reported (starts False, so a button held when opened reports nothing until
     it is released and pressed again; after that it equals ``down``); ``confirm_ns``:
     ``int`` nanoseconds a press must be confirmed for (0: no confirmation, every first edge
-    counts at once), see below.
+    counts at once), see below; ``bounce_ns``: ``int`` nanoseconds, how far before its
+    last edge a confirmed press may be stamped (the stamp's bound, below; ``None``: no
+    bound, a press is stamped at its burst's first edge however long the burst).
 
     :meth:`edge` takes every raw edge ``(level, t_ns)``:
 
@@ -316,14 +324,16 @@ class EdgeDebouncer:
 
     **Confirmed presses** (``confirm_ns`` > 0: a glitch on the line is not a press).  A
     first edge while released starts a candidate press, reported nothing yet; its edges
-    (bounces) push its check to ``confirm_ns`` after the last one, but never past
-    ``lockout_ns`` + ``confirm_ns`` after the first (:meth:`deadline_ns`).  At the check
+    (bounces) push its check to ``confirm_ns`` after the last one (:meth:`deadline_ns`):
+    a line that never keeps still for ``confirm_ns`` is never decided, and so a spike
+    train, however dense and long, is never a press (a real press ends it: the contact
+    holds the line low, where spikes to low change nothing).  At the check
     :meth:`settle` reads the line and compares it with the edges seen (an odd number of
     them: the line ended pressed):
 
     - pressed, and the edges agree: the press is reported, stamped at the candidate's
-      *first* edge, and its lockout runs as for any accepted edge (from that first edge,
-      on after its last bounce);
+      first edge but no earlier than ``bounce_ns`` before its *last* edge (below), and its
+      lockout runs as for any accepted edge (from that stamp, on after its last bounce);
     - released, and the edges agree (or their last level says released): a glitch -- a
       spike of static or motor noise.  Nothing is reported, the belief stays released,
       and its late callbacks are part of the reading;
@@ -339,9 +349,41 @@ class EdgeDebouncer:
     decided, decides the candidate first from the edges seen (an odd number of them and
     the last one's level pressed, read after a quiet ``confirm_ns``): the line was still
     pressed until that edge.  So a spike shorter than ``confirm_ns`` is never a press,
-    and a bouncing press is one press at its first edge; what cannot be told apart is a
-    spike less than ``confirm_ns`` before a press, which is then the press's first bounce
-    (stamped up to that much early).  lgpio's own debounce (``gpio_set_debounce_micros``)
+    and a bouncing press is one press.
+
+    **The stamp's bound** (``bounce_ns``, default :data:`BOUNCE_NS` = 2.5 ms).  Spikes less
+    than ``confirm_ns`` apart, then a press, are one candidate: its first edge is a spike's,
+    maybe tens of milliseconds before the press.  So the stamp is ``max(first edge, last
+    edge - bounce_ns)``, the last edge being the one that began the low run the check found
+    still.  Let P be the press's first contact (the line released just before it) and its
+    contact bounce for d.  The last edge is at or after P (the line was released before P
+    and low at the check) and at most P + d (after its bounce the contact holds the line
+    still and low).  So the stamp is never before P - ``bounce_ns``, whatever spikes came
+    before; and never after max(P, P + d - ``bounce_ns``): exactly P for a press with no
+    spike within ``confirm_ns`` before it and a bounce up to ``bounce_ns``, at most
+    d - ``bounce_ns`` late for a longer bounce (2.5 ms for a 5 ms one).  No rule can do
+    better than d/2 both ways: 450 us spikes every 500 us for 5 ms and then a clean press
+    make the very edges a press bouncing for those 5 ms makes.  A spike still low when the
+    contact closes is the press's own first low: P is then the spike's edge.  The bound
+    assumes the callbacks of the edges before the reading have arrived when the line is
+    read; a press no edge explains is stamped when read (late).  Each callback that
+    arrives while a press waits starts its check over (a look after it was due waits
+    ``confirm_ns`` more, a disagreement waits for the missing edge again), so a burst whose
+    callbacks keep coming is read once they stop.  Callbacks later than that, or two lost
+    edges -- a spike's release and the press's first edge -- can leave the reading ahead of
+    the edges seen: the last one is then a spike's, and the stamp up to ``bounce_ns``
+    before it (``make bench``, the spike-train rows with late callbacks, measures how
+    often).
+
+    A lone edge whose event says released, with no edge after it until one stamped after
+    its check (the device loop came late, later than the slap was held), is decided from
+    the edges: not a press.  On a real line both readings need a lost edge -- a slap's
+    misread first event means a bounce reopened the contact, whose next closing edge is
+    missing; a spike's means its release edge is missing -- and a phantom press would win
+    a window for a seat that did not slap, so the slap is the one given up.  A loop on
+    time reads the line at the check and counts it.
+
+    lgpio's own debounce (``gpio_set_debounce_micros``)
     is no substitute: it reports an edge once the line kept still for the period and
     stamps it then (``lgPthAlerts.c`` ``xDebWatEvt``: last edge + period), so a bouncing
     switch would lose.  Releases are never delayed.
@@ -368,12 +410,14 @@ class EdgeDebouncer:
     down: bool = False
     reported: bool = False
     confirm_ns: int = 0
+    bounce_ns: int | None = BOUNCE_NS
     _start_ns: int | None = None
     _last_ns: int | None = None
     _last_level: bool | None = None
     _stale_before_ns: int | None = None
     _candidate_ns: int | None = None
     _defer_ns: int | None = None
+    _run_ns: int | None = None
     _edges: int = 0
     _looked: bool = False
     _waited: bool = False
@@ -398,6 +442,13 @@ class EdgeDebouncer:
                 self._edges += 1
                 if self._last_ns is None or t_ns >= self._last_ns:
                     self._last_ns, self._last_level = t_ns, level
+                if self._run_ns is not None:
+                    self._run_ns = max(self._run_ns, t_ns)
+                # a callback arrived: more of the burst may be on its way, so the check
+                # starts over -- a look after it was due waits confirm_ns, a line and
+                # edges that disagree wait for the missing edge -- and a line whose edges
+                # come late is read only once they have stopped coming
+                self._looked, self._waited, self._defer_ns = False, False, None
                 return []
             # the check was due and settle() has not run: decide from the edges seen
             decided = self._confirm(self._edges_say_pressed(), stale_before_ns=due)
@@ -415,6 +466,7 @@ class EdgeDebouncer:
             return out
         if self.confirm_ns > 0 and not self.down:
             self._candidate_ns, self._last_ns, self._last_level = t_ns, t_ns, level
+            self._run_ns = t_ns
             self._edges, self._looked, self._waited, self._defer_ns = 1, False, False, None
             return out
         self.down = not self.down
@@ -461,6 +513,7 @@ class EdgeDebouncer:
                 return []
             if seen and not odd:  # pressed, and no edge came to explain it: late, not early
                 self._candidate_ns = self._last_ns = now_ns
+                self._run_ns = None
             # a glitch's own late callbacks are stamped before its check; later ones are new
             decided = self._confirm(seen, stale_before_ns=now_ns if seen else due)
             if self._start_ns is None:
@@ -479,6 +532,7 @@ class EdgeDebouncer:
             self._start_ns = None
             self._stale_before_ns = now_ns
             self._candidate_ns, self._last_ns, self._last_level = stamp, now_ns, True
+            self._run_ns = None
             self._edges, self._looked, self._waited, self._defer_ns = 1, True, False, None
             return []
         return self._close(level, stamp, stale_before_ns=now_ns)
@@ -499,19 +553,22 @@ class EdgeDebouncer:
 
     def _check_ns(self, candidate: int) -> int:
         """When candidate press ``candidate`` (its first edge, ns) is checked: ``confirm_ns``
-        after its last edge, but at most ``lockout_ns`` + ``confirm_ns`` after its first (a
-        line that never keeps still is still decided)."""
+        after its last edge (a line that never keeps still is never decided: not a
+        press)."""
         last = candidate if self._last_ns is None else self._last_ns
-        return min(last, candidate + self.lockout_ns) + self.confirm_ns
+        return last + self.confirm_ns
 
     def _confirm(self, level: bool, *, stale_before_ns: int) -> list[Transition]:
         """Decide the candidate press with the line at ``level``: pressed, report it at its
-        first edge and run its lockout from there; released, drop it (edges stamped before
-        ``stale_before_ns`` are ignored from now on)."""
-        candidate = self._candidate_ns
-        self._candidate_ns = self._defer_ns = None
+        first edge, or ``bounce_ns`` before its last edge if that is later (the stamp's
+        bound, class docstring), and run its lockout from there; released, drop it (edges
+        stamped before ``stale_before_ns`` are ignored from now on)."""
+        candidate, run = self._candidate_ns, self._run_ns
+        self._candidate_ns = self._defer_ns = self._run_ns = None
         if candidate is None:
             return []
+        if run is not None and self.bounce_ns is not None:
+            candidate = max(candidate, run - self.bounce_ns)
         if not level:
             self._start_ns = self._last_ns = self._last_level = None
             self._stale_before_ns = stale_before_ns
@@ -574,9 +631,10 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
     nanoseconds a press must be confirmed for (:class:`EdgeDebouncer`; 0: none);
     ``wake``: called (thread-safe, quick, no arguments) when a press starts waiting for
     its check, so the owner's loop runs :meth:`_settle` soon (a waiting press posts
-    nothing that would wake it); ``None`` if the owner calls the ticker on its own.
-    Raises :class:`DriverValueError` for a ``lockout_ns`` or ``confirm_ns`` that is not an
-    ``int`` >= 0.
+    nothing that would wake it); ``None`` if the owner calls the ticker on its own;
+    ``bounce_ns``: ``int`` nanoseconds, the stamp's bound (:class:`EdgeDebouncer`;
+    ``None``: none).  Raises :class:`DriverValueError` for a ``lockout_ns``,
+    ``confirm_ns`` or ``bounce_ns`` that is not an ``int`` >= 0.
     """
 
     def __init__(
@@ -587,14 +645,19 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
         seat: int | None = None,
         confirm_ns: int = 0,
         wake: Callable[[], None] | None = None,
+        bounce_ns: int | None = BOUNCE_NS,
     ) -> None:
-        for name, value in (("lockout_ns", lockout_ns), ("confirm_ns", confirm_ns)):
+        checked = [("lockout_ns", lockout_ns), ("confirm_ns", confirm_ns)]
+        if bounce_ns is not None:
+            checked.append(("bounce_ns", bounce_ns))
+        for name, value in checked:
             if not is_int(value) or value < 0:
                 raise DriverValueError(
                     device, f"{name} must be an int >= 0 nanoseconds, got {value!r}", seat=seat
                 )
         self._lockout_ns = lockout_ns
         self._confirm_ns = confirm_ns
+        self._bounce_ns = bounce_ns
         self._wake = wake
         self._device = device
         self._where = device if seat is None else f"seat {seat + 1} {device}"
@@ -642,7 +705,9 @@ class EdgeButtonGroup(ClosesOnExit, Generic[K]):
             factory = resolve_pin_factory(pin_factory)
             for key, pin, seat, device in wiring:
                 with self._lock:  # an edge arriving now waits until the belief is set
-                    debouncer = EdgeDebouncer(self._lockout_ns, confirm_ns=self._confirm_ns)
+                    debouncer = EdgeDebouncer(
+                        self._lockout_ns, confirm_ns=self._confirm_ns, bounce_ns=self._bounce_ns
+                    )
                     self._debouncers[key] = debouncer
                     button = open_edge_button(
                         pin, self._edge_handler(key), seat=seat, device=device, pin_factory=factory

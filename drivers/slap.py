@@ -24,7 +24,13 @@ callbacks run; nothing here reorders them: decide by ``t_ns``.
 A press must be confirmed (:data:`DEFAULT_CONFIRM_NS`, 1 ms): its first edge only starts
 a check, ``confirm_ns`` after the burst's last edge, where :meth:`SlapButtons.settle`
 reads the line.  Still pressed: the :class:`Press` is posted, stamped at the first edge
-(the arbiter decides on first-edge times, so confirming costs no fairness).  Released: it
+(the arbiter decides on first-edge times, so confirming costs no fairness) -- but never
+more than :data:`DEFAULT_BOUNCE_NS` (2.5 ms) before the burst's last edge, so a train of
+spikes less than 1 ms apart that runs into a real press cannot move its stamp more than
+2.5 ms earlier than its first contact, and a press that bounces for up to 5 ms is stamped
+within 2.5 ms of its first edge (exactly at it for a bounce up to 2.5 ms with no spike
+just before); the proof is in :class:`drivers.gpio.EdgeDebouncer`.  A line that never
+keeps still for 1 ms is never a press.  Released: it
 was a glitch -- a 10 us spike of static on a long lead -- and nothing is posted, no
 ``Press``, no ``Release``.  While a press waits, nothing is posted that would wake the
 device loop, so ``wake()`` is called for it: the loop then runs ``settle`` at the check.
@@ -52,6 +58,7 @@ from typing import Any
 
 from drivers.errors import DriverValueError, NotWiredError
 from drivers.gpio import (
+    BOUNCE_NS,
     EdgeButtonGroup,
     Pin,
     Transition,
@@ -61,6 +68,7 @@ from drivers.gpio import (
 from drivers.values import is_int
 
 __all__ = [
+    "DEFAULT_BOUNCE_NS",
     "DEFAULT_CONFIRM_NS",
     "DEFAULT_LOCKOUT_NS",
     "Press",
@@ -69,6 +77,10 @@ __all__ = [
     "edge",
     "mock_pin_factory",
 ]
+
+DEFAULT_BOUNCE_NS = BOUNCE_NS
+"""A press's stamp is within 2.5 ms of its real first contact, whatever spikes came before
+it (:data:`drivers.gpio.BOUNCE_NS`; the bound is proved in :class:`drivers.gpio.EdgeDebouncer`)."""
 
 DEFAULT_LOCKOUT_NS = 30_000_000
 """Edges within 30 ms of an accepted edge are bounces (docs/architecture.md, item 5)."""
@@ -90,8 +102,9 @@ delay; shorter would let a long ringing burst through."""
 class Press:
     """Seat ``seat``'s slap button went down at ``t_ns`` (``int`` CLOCK_MONOTONIC ns).
 
-    ``t_ns`` is the first edge of the press's bounce burst, as stamped by the pin factory,
-    or -- for a press the edges missed and :meth:`SlapButtons.settle` found on the line --
+    ``t_ns`` is the first edge of the press's bounce burst, as stamped by the pin factory
+    (no earlier than :data:`DEFAULT_BOUNCE_NS` before the burst's last edge), or -- for a
+    press the edges missed and :meth:`SlapButtons.settle` found on the line --
     the end of the lockout in which it happened.  Posted once the press is confirmed
     (:data:`DEFAULT_CONFIRM_NS` after the burst's last edge, or later), never earlier.
     """
@@ -129,10 +142,13 @@ class SlapButtons(EdgeButtonGroup[int]):
     waiting for its check -- the device loop's way to be woken (post any event to its
     queue) so it calls :meth:`settle` at the check; ``None`` when the caller runs
     :meth:`settle` on its own schedule (tests, a bench).  It must be thread-safe and
-    quick like ``post``; one that raises is logged.
+    quick like ``post``; one that raises is logged.  ``bounce_ns``: ``int`` nanoseconds,
+    how far before its burst's last edge a press may be stamped (default
+    :data:`DEFAULT_BOUNCE_NS`; ``None``: stamped at the burst's first edge however long
+    the burst, for comparison in ``make bench``).
 
-    Raises :class:`~drivers.errors.DriverValueError` for a negative seat, lockout or
-    confirmation time or a string that is not a pin name,
+    Raises :class:`~drivers.errors.DriverValueError` for a negative seat, lockout,
+    confirmation or bounce time or a string that is not a pin name,
     :class:`~drivers.errors.PinFactoryError` for a pin factory whose ticks are not kernel
     edge times (rpigpio, native, pigpio) or no lgpio factory, and
     :class:`~drivers.errors.DeviceUnavailableError` for a pin that cannot be opened (in
@@ -153,8 +169,12 @@ class SlapButtons(EdgeButtonGroup[int]):
         lockout_ns: int = DEFAULT_LOCKOUT_NS,
         confirm_ns: int = DEFAULT_CONFIRM_NS,
         wake: Callable[[], None] | None = None,
+        bounce_ns: int | None = DEFAULT_BOUNCE_NS,
     ) -> None:
-        super().__init__(lockout_ns, device="slap buttons", confirm_ns=confirm_ns, wake=wake)
+        super().__init__(
+            lockout_ns, device="slap buttons", confirm_ns=confirm_ns, wake=wake,
+            bounce_ns=bounce_ns,
+        )
         self._post = post
         self._open(_wiring(pins), pin_factory)
 
