@@ -627,17 +627,21 @@ class GameDB(ClosesOnExit):
         """Game ``game_id`` with its records.  Raises ``KeyError`` for an unknown id,
         :class:`JournalError` naming the bad field of a damaged row and
         :class:`StateError` when SQLite cannot read it (a damaged page)."""
+        conn = self._c
+        conn.text_factory = bytes  # text as stored: bad UTF-8 is a damaged row, not an error
         try:
-            row = self._c.execute(
+            row = conn.execute(
                 "SELECT id, game, seats, seed, options, first, device_seed, seat_kinds, "
                 "strengths, started_at, ended_at, outcome, winner FROM games WHERE id = ?",
                 (game_id,)).fetchone()
-            records = self._c.execute(
+            records = conn.execute(
                 "SELECT seq, action, decision, data FROM records WHERE game_id = ? ORDER BY "
                 "seq", (game_id,)).fetchall()
         except sqlite3.Error as err:
             raise StateError(f"{self.path}: game {game_id}: {_reason(err)}",
                              errorname=getattr(err, "sqlite_errorname", "")) from None
+        finally:
+            conn.text_factory = str
         if row is None:
             raise KeyError(f"no game {game_id}")
         return _stored(row, records)
@@ -1305,36 +1309,66 @@ def _json(value: object) -> str:
         raise JournalError(f"journal record is not JSON: {err}") from None
 
 
+def _text(value: object, what: str) -> object:
+    """A stored value as read with ``text_factory = bytes`` (:meth:`GameDB.game`): text
+    (bytes) decoded as UTF-8, anything else as it is.  Raises :class:`JournalError` naming
+    ``what`` when the bytes are not UTF-8."""
+    if not isinstance(value, bytes):
+        return value
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise JournalError(f"{what} is not UTF-8 text (byte {err.start})") from None
+
+
+def _decoded(value: object, what: str) -> object:
+    """The JSON value stored as ``value`` (text or a blob, read as bytes); the one way a
+    JSON column is read.  Raises :class:`JournalError` naming ``what`` for anything that
+    does not decode: bytes that are not UTF-8, not JSON, nested deeper than the parser
+    goes (``RecursionError``), a number past Python's digit limit (``ValueError``), a
+    value of another type (a number, ``NULL``: ``TypeError``)."""
+    try:
+        text = _text(value, what)
+        if not isinstance(text, str):
+            raise TypeError(f"a stored {type(text).__name__}, not JSON text")
+        return json.loads(text)
+    except JournalError:
+        raise
+    except (ValueError, RecursionError, TypeError, OverflowError) as err:
+        reason = str(err).splitlines()[0][:80] if str(err) else type(err).__name__
+        raise JournalError(f"{what} unreadable ({reason})") from None
+
+
 def _stored(row: Sequence[Any], records: Sequence[Sequence[Any]]) -> StoredGame:
-    """A :class:`StoredGame` from a ``games`` row and its ``records`` rows."""
+    """A :class:`StoredGame` from a ``games`` row and its ``records`` rows, read with
+    ``text_factory = bytes``; raises :class:`JournalError` naming the first value that
+    does not decode (:func:`_decoded`, :func:`_text`) or is of the wrong shape."""
     (game_id, game, seats, seed, options, first, device_seed, kinds, strengths, started,
      ended, outcome, winner) = row
-    try:
-        opts = json.loads(options)
-        kind_list = json.loads(kinds)
-        strength_list = json.loads(strengths)
-    except (TypeError, json.JSONDecodeError) as err:
-        raise JournalError(f"game {game_id}: options, seat kinds or strengths unreadable "
-                           f"({err})") from None
+    where = f"game {game_id}"
+    opts = _decoded(options, f"{where}: options")
+    kind_list = _decoded(kinds, f"{where}: seat kinds")
+    strength_list = _decoded(strengths, f"{where}: strengths")
     header = JournalHeader(
-        game=game, seats=seats, seed=seed, options=opts,
+        game=_text(game, f"{where}: game"), seats=seats, seed=seed, options=opts,
         first=first, device_seed=device_seed,
         seat_kinds=tuple(kind_list) if isinstance(kind_list, list) else kind_list,
         strengths=tuple(strength_list) if isinstance(strength_list, list) else strength_list)
     out: list[Record] = []
     for seq, action, decision, data in records:
+        what = f"{where} record {seq}"
         if action is not None:
-            out.append(ActionRecord(str(action)))
+            out.append(ActionRecord(str(_text(action, f"{what}: action"))))
             continue
-        try:
-            value = json.loads(data) if data is not None else {}
-        except json.JSONDecodeError as err:
-            raise JournalError(f"game {game_id} record {seq}: data unreadable ({err})") from None
+        value = _decoded(data, f"{what}: data") if data is not None else {}
         if not isinstance(value, dict):
-            raise JournalError(f"game {game_id} record {seq}: data is not an object")
-        out.append(DecisionRecord(str(decision), value))
-    return StoredGame(int(game_id), header, tuple(out), str(started),
-                      None if ended is None else str(ended), outcome,
+            raise JournalError(f"{what}: data is not an object")
+        out.append(DecisionRecord(str(_text(decision, f"{what}: kind")), value))
+    started_text = _text(started, f"{where}: start time")
+    ended_text = _text(ended, f"{where}: end time")
+    return StoredGame(int(game_id), header, tuple(out), str(started_text),
+                      None if ended_text is None else str(ended_text),
+                      _text(outcome, f"{where}: outcome"),
                       winner if isinstance(winner, int) else None)
 
 

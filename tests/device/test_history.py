@@ -8,6 +8,7 @@ import json
 import os
 import pwd
 import shutil
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -216,3 +217,26 @@ def test_a_database_this_user_may_read_but_not_beside_is_listed() -> None:
         assert run_unprivileged(run) == [0, [f"#{open_game}", f"#{won}"]]
     finally:
         shutil.rmtree(where)
+
+
+NOT_UTF8, NOT_UTF8_TEXT = "x'ff7b7d'", "CAST(x'ff7b7d' AS TEXT)"
+DEEP = "printf('%.*c', 100000, '[') || printf('%.*c', 100000, ']')"
+DIGITS = "'{\"slap_timeout_s\":1' || printf('%.*c', 5000, '0') || '}'"
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    (column, value) for column in ("options", "seat_kinds")
+    for value in (NOT_UTF8, NOT_UTF8_TEXT, DEEP, DIGITS)
+] + [(column, value) for column in ("game", "started_at") for value in (NOT_UTF8, NOT_UTF8_TEXT)])
+def test_a_game_whose_stored_value_does_not_decode_is_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, value: str) -> None:
+    """A value no decoding takes in one game's row: that game is skipped (one line on
+    stderr naming it), the other is listed, and the exit status is 0."""
+    won, open_game = fill(tmp_path)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute(f"UPDATE games SET {column} = {value} WHERE id = ?", (open_game,))
+    conn.commit()
+    conn.close()
+    assert main(["--state-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out if line.startswith("#")] == [f"#{won}"]

@@ -117,6 +117,45 @@ def test_a_damaged_game_row_is_marked_and_named_on_the_tv_once(
     third.close()
 
 
+HOSTILE = {
+    "not UTF-8": "x'ff7b7d'",
+    "not UTF-8 as text": "CAST(x'ff7b7d' AS TEXT)",
+    "nested 100000 deep": "printf('%.*c', 100000, '[') || printf('%.*c', 100000, ']')",
+    "a 5000-digit number": "'{\"slap_timeout_s\":1' || printf('%.*c', 5000, '0') || '}'",
+}
+"""SQL expressions for stored values no JSON or text decoding takes: each is a damaged row."""
+
+HOSTILE_PLACES = {
+    "games.options": "UPDATE games SET options = {} WHERE outcome IS NULL",
+    "games.seats": "UPDATE games SET seats = {} WHERE outcome IS NULL",
+    "games.seat_kinds": "UPDATE games SET seat_kinds = {} WHERE outcome IS NULL",
+    "records.data": "UPDATE records SET data = {} WHERE game_id = 1 AND seq = 0",
+}
+
+
+@pytest.mark.parametrize("value", list(HOSTILE.values()), ids=list(HOSTILE))
+@pytest.mark.parametrize("place", list(HOSTILE_PLACES.values()), ids=list(HOSTILE_PLACES))
+def test_a_stored_value_that_does_not_decode_is_a_damaged_row(
+    display: TableDisplay, tmp_path: Path, place: str, value: str
+) -> None:
+    """Bytes that are not UTF-8, JSON nested past the parser's depth, a number past the
+    digit limit, in the unfinished game's row or its first record: the console starts,
+    names the game on the TV as damaged and marks it abandoned, so it is not tried
+    again."""
+    cut_game(display, tmp_path)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute(place.format(value))
+    conn.commit()
+    conn.close()
+    second = console_on(display, tmp_path, [])
+    assert DAMAGED in second.model(display.clock.now_ns()).banner
+    second.close()
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    outcome, = conn.execute("SELECT outcome FROM games WHERE id = 1").fetchone()
+    conn.close()
+    assert outcome == "abandoned"
+
+
 def test_a_game_cut_between_its_last_action_and_its_end_mark_shows_its_result(
     display: TableDisplay, tmp_path: Path
 ) -> None:
