@@ -925,7 +925,9 @@ def _owner(uid: int) -> str:
 def _card_problem(path: Path) -> str:
     """What keeps this process from writing the database ``path``, in words for the TV,
     or ``""`` when none of these is it: the file system is mounted read-only
-    (``statvfs`` ``ST_RDONLY``: ``"/var/lib/partytable is read-only"``); the directory,
+    (``statvfs`` ``ST_RDONLY``: ``"/var/lib/partytable is read-only"``); the directory
+    this user may not enter (``"cannot enter /var/lib/partytable: permission denied (mode
+    000, owner nobody)"``), the directory,
     the database or its -wal/-shm file has a mode or owner this user may not read or
     write (``access(2)``: ``"cannot write /var/lib/partytable: permission denied (mode
     555, owner root)"``); fewer than :data:`FULL_BYTES` are free for this user
@@ -937,7 +939,8 @@ def _card_problem(path: Path) -> str:
         return ""
     if vfs.f_flag & os.ST_RDONLY:
         return f"{directory} is read-only"
-    checks = [(directory, os.W_OK | os.X_OK, "write"), (path, os.R_OK, "read"),
+    checks = [(directory, os.X_OK, "enter"), (directory, os.W_OK | os.X_OK, "write"),
+              (path, os.R_OK, "read"),
               (path, os.W_OK, "write")]
     checks += [(path.with_name(path.name + suffix), os.R_OK | os.W_OK, "write")
                for suffix in ("-wal", "-shm")]
@@ -983,7 +986,11 @@ def _open_reading(path: Path, problem: StateError) -> GameDB:
     Raises ``problem`` (the card's TV line kept) when none reads a database of a version
     this device reads (:data:`READ_VERSIONS`: an older one is read as it is, not
     migrated)."""
-    if not path.is_file():
+    try:
+        there = path.is_file()
+    except OSError:  # a directory this user may not enter: ``problem`` names it
+        there = False
+    if not there:
         raise problem
     tries = [_uri(path, "mode=ro")]
     # immutable reads without locks: never beside another program that holds the database

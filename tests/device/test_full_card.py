@@ -243,3 +243,49 @@ def test_a_read_only_card_with_a_damaged_page_opens_the_console_and_says_so(
             second.step()
         assert second.record is not None and second.record.actions
         second.close()
+
+
+@pytest.mark.parametrize("owned_by_user", [True, False], ids=["000 own", "700 root"])
+def test_a_state_directory_the_console_may_not_enter_is_one_line_and_it_plays(
+    display: TableDisplay, owned_by_user: bool
+) -> None:
+    """The state directory is mode 000 (the console's own) or a root directory of mode
+    700: the lobby's choices are the defaults without an error, the TV says the games
+    are not saved because the directory cannot be entered (its mode and owner), and the
+    console deals and plays.  Run by an unprivileged process, since root ignores the
+    mode."""
+    from device.config import computer_only_text, parse_config
+    from device.hardware import lobby_choices
+
+    where = Path(tempfile.mkdtemp(prefix="pt-noenter-", dir="/tmp"))
+    try:
+        if owned_by_user:
+            hand_over(where)
+            where.chmod(0o000)
+        else:
+            where.chmod(0o700)
+            if os.geteuid() != 0:
+                pytest.skip("a directory this user may not enter needs another owner (root)")
+        config = parse_config(computer_only_text(where))
+
+        def play() -> dict[str, object]:
+            choices, warning = lobby_choices(config, where)
+            console = console_on(display, where, [])
+            for _ in range(20):
+                console.step()
+            banner = console.model(display.clock.now_ns()).banner
+            played = 0 if console.record is None else len(console.record.actions)
+            console.close()
+            return {"game": choices.game, "warning": warning, "banner": banner,
+                    "played": played > 0}
+
+        got = run_unprivileged(play)
+        st = where.stat()
+        owner = pwd.getpwuid(st.st_uid).pw_name
+        mode = f"{stat.S_IMODE(st.st_mode):03o}"
+        assert got["played"] and got["warning"] is None
+        assert (f"Games are not saved: cannot enter {where}: permission denied (mode {mode}, "
+                f"owner {owner})") in str(got["banner"])
+    finally:
+        where.chmod(0o755)
+        shutil.rmtree(where)
