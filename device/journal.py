@@ -1191,7 +1191,8 @@ def _move_aside(path: Path, tag: str) -> Path:
         extra = path.with_name(path.name + suffix)
         if extra.exists():
             os.replace(extra, aside.with_name(aside.name + suffix))
-    os.replace(path, aside)
+    if path.exists() or path.is_symlink():  # a missing database keeps its -wal/-shm only
+        os.replace(path, aside)
     _fsync_dir(path.parent)
     return aside
 
@@ -1199,34 +1200,46 @@ def _move_aside(path: Path, tag: str) -> Path:
 EMPTY = "Game database was empty (0 bytes)"
 """The start of the notice for a database file of 0 bytes (:func:`_empty_file`)."""
 
+MISSING = "Game database file was missing"
+"""The start of the notice for a database file that is not there beside a -wal file that
+holds a frame (:func:`_empty_file`)."""
+
 
 def _empty_file(path: Path) -> str | None:
-    """The notice for a database file of 0 bytes (a card that lost the file's data, a
-    copy gone wrong), or ``None`` when it is not one.  SQLite takes such a file for a new
+    """The notice for a database file of 0 bytes, or one that is missing beside a -wal
+    file that holds a frame (a card that lost the file's data, a copy gone wrong, a file
+    deleted by hand), or ``None`` when it is neither.  SQLite takes such a file for a new
     database and deletes the -wal file beside it; but that WAL may hold every committed
     page (a young database is never checkpointed: the WAL is copied back into the file
     only every 1000 pages and at a clean stop), so when it holds a frame the database and
-    its -wal/-shm are first set aside (``partytable.db.empty-<UTC time>``, never deleted)
-    and the database is rebuilt from the WAL (:func:`_rebuild_from_wal`); when that does
-    not give a whole database of this schema a new one is started.  Raises ``OSError``
-    when the files cannot be set aside."""
+    its -wal/-shm are first set aside (``partytable.db.empty-<UTC time>`` or
+    ``.missing-<UTC time>``, never deleted) and the database is rebuilt from the WAL
+    (:func:`_rebuild_from_wal`); when that does not give a whole database of this schema
+    a new one is started.  Raises ``OSError`` when the files cannot be set aside."""
     try:
-        if not path.is_file() or path.stat().st_size != 0:
+        if not path.exists() and not path.is_symlink():
+            if not _wal_frames(path):
+                return None  # a new console: nothing to save
+            tag, head = "missing", MISSING
+        elif not path.is_file() or path.stat().st_size != 0:
             return None
+        else:
+            tag, head = "empty", EMPTY
     except OSError:
         return None
     if not _wal_frames(path):
-        return f"{EMPTY}: a new one is started"
-    aside = _move_aside(path, "empty")
+        return f"{head}: a new one is started"
+    aside = _move_aside(path, tag)
+    kept = aside.name + ("-wal" if tag == "missing" else "")  # the file there is to keep
     try:
         games = _rebuild_from_wal(aside, path)
     except (OSError, sqlite3.Error, ValueError) as err:
         with contextlib.suppress(OSError):
             path.unlink()  # a part the rebuild wrote; the file set aside stays
-        return (f"{EMPTY}: its -wal file could not rebuild it ({_reason(err)}); a new one "
-                f"is started, kept as {aside.name}")
-    return (f"{EMPTY}: rebuilt from its -wal file ({games} game{'' if games == 1 else 's'})"
-            f"; kept as {aside.name}")
+        return (f"{head}: its -wal file could not rebuild it ({_reason(err)}); a new one "
+                f"is started, kept as {kept}")
+    return (f"{head}: rebuilt from its -wal file ({games} game{'' if games == 1 else 's'})"
+            f"; kept as {kept}")
 
 
 def _wal_pages(wal: bytes) -> tuple[int, int]:

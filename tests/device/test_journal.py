@@ -610,6 +610,31 @@ def test_an_empty_database_file_is_rebuilt_from_its_wal(tmp_path: Path) -> None:
                       f"(1 game); kept as {kept.name.removesuffix('-wal')}")
 
 
+@pytest.mark.parametrize("shm", [True, False], ids=["with -shm", "without -shm"])
+def test_a_missing_database_file_is_rebuilt_from_its_wal(tmp_path: Path, shm: bool) -> None:
+    """partytable.db gone but its -wal file (holding every committed page) still there,
+    with or without the -shm: the game is rebuilt from the WAL (SQLite alone would start
+    a new database and delete that WAL), the WAL is kept under another name, and the
+    notice says what happened."""
+    db = GameDB.open(tmp_path)
+    game_id = stored(db)
+    wal = (tmp_path / f"{DB_NAME}-wal").read_bytes()
+    db.close()
+    (tmp_path / DB_NAME).unlink()
+    (tmp_path / f"{DB_NAME}-wal").write_bytes(wal)
+    if shm:
+        (tmp_path / f"{DB_NAME}-shm").write_bytes(bytes(32768))
+    with GameDB.open(tmp_path) as db:
+        game = db.unfinished()
+        assert db.integrity() == "ok"
+        (notice,) = db.notices
+    assert game is not None and game.id == game_id and game.records == RECORDS
+    (kept,) = tmp_path.glob(f"{DB_NAME}.missing-*-wal")
+    assert kept.read_bytes() == wal
+    assert notice == (f"Game database file was missing: rebuilt from its -wal file "
+                      f"(1 game); kept as {kept.name}")
+
+
 def test_an_empty_database_whose_wal_is_not_whole_is_kept_and_started_afresh(
     tmp_path: Path
 ) -> None:
