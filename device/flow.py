@@ -48,6 +48,7 @@ from device.session import (
     GameRecord,
     GameSession,
     GameStore,
+    not_resumed,
 )
 from device.slap_margin import MarginWatch
 from device.slap_race import ComputerPress, RaceTiming, SlapRace
@@ -483,9 +484,15 @@ class GameFlow:
             self._flash(self.store.restore_problem, now_ns)
         if session is None:
             return False
-        if len(session.kinds) > len(self.seats):
-            log.error("the last game had %d seats, this console has %d: opening the lobby",
-                      len(session.kinds), len(self.seats))
+        if len(session.kinds) > len(self.seats):  # marked, so it is not tried at every start
+            log.error("the last game had %d seats, this console has %d: marked abandoned; "
+                      "opening the lobby", len(session.kinds), len(self.seats))
+            db = self.store.db()
+            if db is not None and session.journal.game_id is not None:
+                not_resumed(self.store, db, session.journal.game_id,
+                            f"Last game had {len(session.kinds)} seats: not restored",
+                            f"{len(session.kinds)} seats, the console has {len(self.seats)}")
+                self._flash(self.store.restore_problem, now_ns)
             return False
         choices = LobbyChoices(game=session.plugin.name, kinds=session.kinds,
                                first=session.record.first, strengths=session.strengths,

@@ -252,7 +252,7 @@ DAMAGED = f"{NOT_RESTORED}: its record is damaged"
 (options that are not JSON, seats that are not a number, ...)."""
 
 
-def _not_resumed(store: GameStore, db: GameDB, game_id: int, tv: str, why: str) -> None:
+def not_resumed(store: GameStore, db: GameDB, game_id: int, tv: str, why: str) -> None:
     """Game ``game_id`` cannot be played on: ``tv`` goes to
     :attr:`GameStore.restore_problem`, and the game is marked abandoned with ``why`` in
     its summary (``not_resumed``), so no later start tries it again (on a card that
@@ -398,7 +398,7 @@ class GameSession:
         except (JournalError, KeyError) as err:
             log.error("the last game (game %d) is damaged in the database (%s): marked "
                       "abandoned; opening the lobby", game_id, err)
-            _not_resumed(store, db, game_id, DAMAGED, f"damaged: {err}")
+            not_resumed(store, db, game_id, DAMAGED, f"damaged: {err}")
             return None
         h = stored.header
         try:
@@ -413,7 +413,7 @@ class GameSession:
             keep = session._replay(stored.records)
         except (ValueError, KeyError, TypeError) as err:  # EngineError is a ValueError
             log.error("the last game cannot be resumed (%s); opening the lobby", err)
-            _not_resumed(store, db, stored.id, f"{NOT_RESTORED}: {err}"[:120], str(err))
+            not_resumed(store, db, stored.id, f"{NOT_RESTORED}: {err}"[:120], str(err))
             return None
         try:
             if keep is not None:

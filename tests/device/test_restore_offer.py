@@ -156,6 +156,43 @@ def test_a_stored_value_that_does_not_decode_is_a_damaged_row(
     assert outcome == "abandoned"
 
 
+def test_a_game_of_more_seats_than_the_console_has_is_named_once_and_marked(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """A 3-seat game cut short, resumed on a 2-seat console: the TV says the last game had
+    3 seats and is not restored, the game is marked abandoned (the reason in its
+    summary), and the next start neither tries it nor says it again."""
+    from device.console import Console, make_seats
+    from device.events import FakeQueue
+    from device.present import TablePresenter
+    from drivers.clock import FakeClock
+    from drivers.hand_display import open_hand_display
+
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    first = Console(
+        clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display, motion=False),
+        seats=make_seats([open_hand_display(s, "dummy") for s in range(3)]),
+        choices=LobbyChoices(game="right-on-time", kinds=("computer",) * 3),
+        game_seed=4, state_dir=tmp_path, on_game_over=lambda record: None, skip_lobby=True,
+        resume=True)
+    first.start()
+    while first.record is not None and len(first.record.actions) < 6:
+        first.step()
+    first.close()
+    second = console_on(display, tmp_path, [])
+    said = "Last game had 3 seats: not restored"
+    assert said in second.model(display.clock.now_ns()).banner
+    second.close()
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    outcome, summary = conn.execute("SELECT outcome, summary FROM games WHERE id = 1").fetchone()
+    conn.close()
+    assert outcome == "abandoned" and "not_resumed" in json.loads(summary)
+    third = console_on(display, tmp_path, [])
+    assert said not in third.model(display.clock.now_ns()).banner
+    third.close()
+
+
 def test_a_game_cut_between_its_last_action_and_its_end_mark_shows_its_result(
     display: TableDisplay, tmp_path: Path
 ) -> None:
