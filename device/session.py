@@ -229,19 +229,30 @@ class GameStore:
             self._db = None
 
 
+IN_USE = "another program holds the game database"
+"""The TV's reason while another connection holds the database (SQLite busy or locked)."""
+
+REFUSES = "the game database refuses writes (see the log)"
+"""The TV's reason for a write the database refuses for a cause a person cannot read off
+the TV (a constraint, a trigger, a damaged page): the log line has SQLite's words."""
+
+
 def tv_reason(err: StateError, state_dir: Path | None) -> str:
-    """``err`` shortened for the TV, the reason before the path so that a cut-off line
-    keeps it: ``"/var/lib/partytable is read-only"``, ``"... is full"``, else ``"<reason>
-    in <state_dir>"``."""
+    """``err`` in words for the TV, the reason before the path so that a cut-off line
+    keeps it: ``"/var/lib/partytable is read-only"``, ``"... is full"``,
+    :data:`IN_USE`, else :data:`REFUSES` (SQLite's own words, a constraint's column names
+    or a trigger's message, say nothing a person at the TV can act on; the caller logs
+    them)."""
     text = str(err)
     where = str(state_dir) if state_dir is not None else "the state directory"
-    reason = text.rsplit(": ", 1)[-1]
     low = text.lower()
     if "readonly" in low or "read-only" in low or "permission denied" in low:
         return f"{where} is read-only"
     if "full" in low or "no space" in low:
         return f"{where} is full"
-    return f"{reason} in {where}"
+    if err.errorname in ("SQLITE_BUSY", "SQLITE_LOCKED") or "locked" in low:
+        return IN_USE
+    return REFUSES
 
 
 NOT_RESTORED = "Last game could not be restored"

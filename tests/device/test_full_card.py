@@ -289,3 +289,33 @@ def test_a_state_directory_the_console_may_not_enter_is_one_line_and_it_plays(
     finally:
         where.chmod(0o755)
         shutil.rmtree(where)
+
+
+@pytest.mark.parametrize(("refusal", "logged"), [
+    ("CREATE TRIGGER refuse BEFORE INSERT ON records BEGIN SELECT RAISE(ABORT, 'no'); END",
+     "partytable.db: no: the game goes on"),
+    ("INSERT INTO records VALUES (1, 9223372036854775807, 'draw', NULL, NULL)",
+     "UNIQUE constraint failed: records.game_id, records.seq"),
+], ids=["a trigger", "the largest seq"])
+def test_a_database_that_refuses_writes_says_so_in_words_and_logs_the_details(
+    display: TableDisplay, tmp_path: Path, caplog: pytest.LogCaptureFixture, refusal: str,
+    logged: str
+) -> None:
+    """The database refuses every new record (a trigger that aborts, a seq that cannot
+    grow): the TV says the game database refuses writes and points to the log, never
+    SQLite's words; the log line has them; the game goes on."""
+    console = console_on(display, tmp_path, [])
+    while console.record is not None and len(console.record.actions) < 3:
+        console.step()
+    other = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    other.execute(refusal)
+    other.close()
+    with caplog.at_level("ERROR", logger="partytable"):
+        for _ in range(10):
+            console.step()
+    banner = console.model(display.clock.now_ns()).banner
+    assert "Games are not saved: the game database refuses writes (see the log)" in banner
+    assert str(tmp_path) not in banner
+    assert logged in caplog.text
+    assert console.record is not None and len(console.record.actions) > 3
+    console.close()
