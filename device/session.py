@@ -365,6 +365,9 @@ class GameSession:
                                device_seed=self.device_seed, seat_kinds=self.kinds,
                                strengths=self.strengths)
         self.journal = JournalWriter(store, header)
+        self.unread = 0
+        """After :meth:`resume`: how many stored actions the replay could not use (from
+        the first one the engine refused on), ``0`` when it used them all."""
 
     # ------------------------------------------------------------------ life
     def start(self, first: Seat) -> None:
@@ -422,6 +425,8 @@ class GameSession:
                           strengths=h.strengths)
             session.pos = plugin.engine.new(h.seats, h.seed, dict(h.options), h.first)
             keep = session._replay(stored.records)
+            if keep is not None:
+                session.unread = sum(isinstance(r, ActionRecord) for r in stored.records[keep:])
         except (ValueError, KeyError, TypeError) as err:  # EngineError is a ValueError
             log.error("the last game cannot be resumed (%s); opening the lobby", err)
             not_resumed(store, db, stored.id, f"{NOT_RESTORED}: {err}"[:120], str(err))

@@ -193,6 +193,27 @@ def test_a_game_of_more_seats_than_the_console_has_is_named_once_and_marked(
     third.close()
 
 
+def test_a_replay_cut_short_says_how_many_actions_could_not_be_read(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """The fourth stored action is one the engine refuses: the game is restored after 3
+    actions and the TV says how many of the stored actions after them could not be
+    read."""
+    actions = cut_game(display, tmp_path, 10)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    seqs = [seq for (seq,) in conn.execute(
+        "SELECT seq FROM records WHERE game_id = 1 AND action IS NOT NULL ORDER BY seq")]
+    conn.execute("UPDATE records SET action = 'not an action' WHERE game_id = 1 AND seq = ?",
+                 (seqs[3],))
+    conn.commit()
+    conn.close()
+    second = console_on(display, tmp_path, [])
+    banner = second.model(display.clock.now_ns()).banner
+    second.close()
+    assert (f"Game restored after 3 actions; {len(actions) - 3} could not be read"
+            in banner)
+
+
 def test_a_game_cut_between_its_last_action_and_its_end_mark_shows_its_result(
     display: TableDisplay, tmp_path: Path
 ) -> None:
