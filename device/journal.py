@@ -430,6 +430,8 @@ class GameDB(ClosesOnExit):
         """Why :meth:`open` could only read (a full or read-only card), or ``""``."""
         self.write_tv = ""
         """With :attr:`write_problem`: its TV line (``StateError.tv``)."""
+        self.skipped = 0
+        """How many games the last :meth:`games` left out because their row did not read."""
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
     # ------------------------------------------------------------------ opening
@@ -648,18 +650,21 @@ class GameDB(ClosesOnExit):
 
     def games(self, limit: int = 10) -> list[StoredGame]:
         """The newest ``limit`` games, newest first (a damaged row is one log line and left
-        out).  Raises :class:`StateError` when SQLite cannot read the list."""
+        out, counted in :attr:`skipped`).  Raises :class:`StateError` when SQLite cannot
+        read the list."""
         out: list[StoredGame] = []
         try:
             ids = self._c.execute("SELECT id FROM games ORDER BY id DESC LIMIT ?",
                                   (limit,)).fetchall()
         except sqlite3.Error as err:
             raise StateError(f"{self.path}: {_reason(err)}") from None
+        self.skipped = 0
         for (game_id,) in ids:
             try:
                 out.append(self.game(int(game_id)))
             except (JournalError, KeyError, StateError) as err:
                 log.warning("%s: game %s skipped (%s)", self.path, game_id, err)
+                self.skipped += 1
         return out
 
     def slaps(self, game_id: int) -> list[SlapRow]:

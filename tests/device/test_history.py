@@ -240,3 +240,21 @@ def test_a_game_whose_stored_value_does_not_decode_is_skipped(
     assert main(["--state-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in out if line.startswith("#")] == [f"#{won}"]
+
+
+def test_a_database_whose_only_game_is_skipped_does_not_say_no_games(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The one game's row does not read: it is skipped, and the last line counts it
+    instead of saying there are no games."""
+    with GameDB.open(tmp_path) as db:
+        db.new_game(HEADER, started_at="2026-12-01T20:00:00Z")
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("UPDATE games SET options = '{bad'")
+    conn.commit()
+    conn.close()
+    assert main(["--state-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"no other games in {tmp_path / DB_NAME} (1 skipped: its row does not read)"]
+    assert main(["--state-dir", str(tmp_path), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["games"] == [] and got["skipped"] == 1
