@@ -195,8 +195,8 @@ class GameFlow:
                 db.abandon_unfinished()
         if newest is not None and newest.header.seed >= self.game_seed:
             self.game_seed = newest.header.seed + 1  # each later game adds 1, across starts
-        for notice in self.store.notices:
-            self._flash(notice, now_ns)
+        for notice in self.store.notices:  # GameDB.open logged them
+            self._flash(notice, now_ns, logged=True)
         self._show_store_problem()
         if self.volume is not None:  # the lobby's remembered volume, else the config's
             if self.lobby.choices.volume is None:
@@ -480,19 +480,17 @@ class GameFlow:
         if self.state_dir is None:
             return False
         session = GameSession.resume(self.store)
-        if self.store.restore_problem:
-            self._flash(self.store.restore_problem, now_ns)
+        if self.store.restore_problem:  # GameSession.resume logged why
+            self._flash(self.store.restore_problem, now_ns, logged=True)
         if session is None:
             return False
         if len(session.kinds) > len(self.seats):  # marked, so it is not tried at every start
-            log.error("the last game had %d seats, this console has %d: marked abandoned; "
-                      "opening the lobby", len(session.kinds), len(self.seats))
             db = self.store.db()
-            if db is not None and session.journal.game_id is not None:
+            if db is not None and session.journal.game_id is not None:  # logs it
                 not_resumed(self.store, db, session.journal.game_id,
                             f"Last game had {len(session.kinds)} seats: not restored",
                             f"{len(session.kinds)} seats, the console has {len(self.seats)}")
-                self._flash(self.store.restore_problem, now_ns)
+                self._flash(self.store.restore_problem, now_ns, logged=True)
             return False
         choices = LobbyChoices(game=session.plugin.name, kinds=session.kinds,
                                first=session.record.first, strengths=session.strengths,
@@ -848,10 +846,12 @@ class GameFlow:
             self.notices.show(problem)
             self._store_shown = problem
 
-    def _flash(self, text: str, now_ns: int) -> None:
-        """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too), also
-        across the start of a game; a loop timer at its end redraws the TV without it."""
-        log.warning("%s", text)
+    def _flash(self, text: str, now_ns: int, *, logged: bool = False) -> None:
+        """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too, unless
+        it is ``logged`` already), also across the start of a game; a loop timer at its
+        end redraws the TV without it."""
+        if not logged:
+            log.warning("%s", text)
         self.notices.show(text, until_ns=now_ns + NOTICE_NS)
         self.timers.call_at(now_ns + NOTICE_NS, self.notices.expire, "notice")
 

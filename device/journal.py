@@ -1334,7 +1334,7 @@ def _json(value: object) -> str:
         raise JournalError(f"journal record is not JSON: {err}") from None
 
 
-def _text(value: object, what: str) -> object:
+def _text(value: object, what: str) -> Any:
     """A stored value as read with ``text_factory = bytes`` (:meth:`GameDB.game`): text
     (bytes) decoded as UTF-8, anything else as it is.  Raises :class:`JournalError` naming
     ``what`` when the bytes are not UTF-8."""
@@ -1346,7 +1346,7 @@ def _text(value: object, what: str) -> object:
         raise JournalError(f"{what} is not UTF-8 text (byte {err.start})") from None
 
 
-def _decoded(value: object, what: str) -> object:
+def _decoded(value: object, what: str) -> Any:
     """The JSON value stored as ``value`` (text or a blob, read as bytes); the one way a
     JSON column is read.  Raises :class:`JournalError` naming ``what`` for anything that
     does not decode: bytes that are not UTF-8, not JSON, nested deeper than the parser

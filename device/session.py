@@ -267,12 +267,17 @@ def not_resumed(store: GameStore, db: GameDB, game_id: int, tv: str, why: str) -
     """Game ``game_id`` cannot be played on: ``tv`` goes to
     :attr:`GameStore.restore_problem`, and the game is marked abandoned with ``why`` in
     its summary (``not_resumed``), so no later start tries it again (on a card that
-    cannot be written it stays unfinished and is named again at the next start)."""
+    cannot be written it stays unfinished and is named again at the next start).  One log
+    line says which of the two happened."""
     store.restore_problem = tv
     try:
         db.end_game(game_id, winner=None, abandoned=True, summary={"not_resumed": why[:200]})
     except StateError as err:
         store.failed(err)
+        log.error("game %d stays unfinished (%s): it cannot be marked (%s); opening the "
+                  "lobby", game_id, why, err)
+        return
+    log.error("game %d marked abandoned (%s); opening the lobby", game_id, why)
 
 
 class JournalWriter:
@@ -410,8 +415,6 @@ class GameSession:
             store.restore_problem = f"{NOT_RESTORED}: the game database cannot be read"
             return None
         except (JournalError, KeyError) as err:
-            log.error("the last game (game %d) is damaged in the database (%s): marked "
-                      "abandoned; opening the lobby", game_id, err)
             not_resumed(store, db, game_id, DAMAGED, f"damaged: {err}")
             return None
         h = stored.header
@@ -428,7 +431,6 @@ class GameSession:
             if keep is not None:
                 session.unread = sum(isinstance(r, ActionRecord) for r in stored.records[keep:])
         except (ValueError, KeyError, TypeError) as err:  # EngineError is a ValueError
-            log.error("the last game cannot be resumed (%s); opening the lobby", err)
             not_resumed(store, db, stored.id, f"{NOT_RESTORED}: {err}"[:120], str(err))
             return None
         try:

@@ -214,6 +214,44 @@ def test_a_replay_cut_short_says_how_many_actions_could_not_be_read(
             in banner)
 
 
+def test_a_notice_of_opening_the_database_is_logged_once(
+    display: TableDisplay, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An empty database file at the start: its notice is on the TV and in the log once."""
+    (tmp_path / DB_NAME).write_bytes(b"")
+    with caplog.at_level("INFO", logger="partytable"):
+        console = console_on(display, tmp_path, [])
+    said = "Game database was empty (0 bytes): a new one is started"
+    assert said in console.model(display.clock.now_ns()).banner
+    console.close()
+    assert caplog.text.count(said) == 1
+
+
+def test_a_damaged_row_that_cannot_be_marked_is_not_logged_as_marked(
+    display: TableDisplay, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unfinished game's row does not read and the card refuses the mark: the TV
+    names the game as damaged, and the log says it stays unfinished, never that it was
+    marked."""
+    cut_game(display, tmp_path)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("UPDATE games SET options = '{bad'")
+    conn.commit()
+    conn.close()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise journal.StateError(f"{tmp_path / DB_NAME}: attempt to write a readonly database")
+
+    monkeypatch.setattr(GameDB, "end_game", refuse)
+    with caplog.at_level("INFO", logger="partytable"):
+        console = console_on(display, tmp_path, [])
+    assert DAMAGED in console.model(display.clock.now_ns()).banner
+    console.close()
+    assert "marked abandoned" not in caplog.text
+    assert "stays unfinished" in caplog.text
+
+
 def test_a_game_cut_between_its_last_action_and_its_end_mark_shows_its_result(
     display: TableDisplay, tmp_path: Path
 ) -> None:
