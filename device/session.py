@@ -212,8 +212,8 @@ class GameStore:
     def failed(self, err: StateError) -> None:
         """A write failed: log it once per failing stretch and set :attr:`problem`."""
         if not self.problem:
-            log.error("game database: %s: the game goes on without being saved; retrying "
-                      "with the next action", err)
+            log.error("game database: %s%s: the game goes on without being saved; retrying "
+                      "with the next action", err, f" ({err.tv})" if err.tv else "")
         self.problem = f"Games are not saved: {err.tv or tv_reason(err, self.state_dir)}"
 
     def worked(self) -> None:

@@ -224,17 +224,27 @@ DEEP = "printf('%.*c', 100000, '[') || printf('%.*c', 100000, ']')"
 DIGITS = "'{\"slap_timeout_s\":1' || printf('%.*c', 5000, '0') || '}'"
 
 
+HOSTILE = {"not UTF-8": NOT_UTF8, "not UTF-8 as text": NOT_UTF8_TEXT,
+           "nested 100000 deep": DEEP, "a 5000-digit number": DIGITS}
+
+
 @pytest.mark.parametrize(("column", "value"), [
-    (column, value) for column in ("options", "seat_kinds")
-    for value in (NOT_UTF8, NOT_UTF8_TEXT, DEEP, DIGITS)
-] + [(column, value) for column in ("game", "started_at") for value in (NOT_UTF8, NOT_UTF8_TEXT)])
+    pytest.param(column, value, id=f"{column}-{name}")
+    for column in ("options", "seat_kinds", "records.data", "game", "started_at")
+    for name, value in HOSTILE.items()
+    if column not in ("game", "started_at") or "UTF-8" in name  # plain text: any is a name
+])
 def test_a_game_whose_stored_value_does_not_decode_is_skipped(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, value: str) -> None:
-    """A value no decoding takes in one game's row: that game is skipped (one line on
-    stderr naming it), the other is listed, and the exit status is 0."""
+    """A value no decoding takes in one game's row or in its record's data: that game is
+    skipped (one log line naming it), the other is listed, and the exit status is 0."""
     won, open_game = fill(tmp_path)
     conn = sqlite3.connect(tmp_path / DB_NAME)
-    conn.execute(f"UPDATE games SET {column} = {value} WHERE id = ?", (open_game,))
+    if column == "records.data":
+        conn.execute(f"UPDATE records SET data = {value}, action = NULL, decision = 'window' "
+                     "WHERE game_id = ?", (open_game,))
+    else:
+        conn.execute(f"UPDATE games SET {column} = {value} WHERE id = ?", (open_game,))
     conn.commit()
     conn.close()
     assert main(["--state-dir", str(tmp_path)]) == 0
