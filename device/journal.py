@@ -520,7 +520,9 @@ class GameDB(ClosesOnExit):
 
     def append(self, game_id: int, record: Record, slap: SlapRow | None = None) -> int:
         """Append ``record`` (and its ``slap`` row) to game ``game_id`` in one transaction,
-        on disk when this returns; returns the record's ``seq`` (0, 1, ...).  Raises
+        on disk when this returns; returns the record's ``seq`` (0, 1, ...: one after the
+        largest whole-number seq below :data:`_SEQ_MAX`, so a damaged row's seq never
+        blocks the next record).  Raises
         :class:`JournalError` when the record's data is not JSON, :class:`StateError` when
         it cannot be written."""
         if isinstance(record, ActionRecord):
@@ -528,8 +530,11 @@ class GameDB(ClosesOnExit):
         else:
             row = (None, record.kind, _json(dict(record.data)))
         with self._txn() as c:
-            seq = c.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM records WHERE game_id = ?",
-                            (game_id,)).fetchone()[0]
+            # after the last whole-number seq that can grow: a damaged row's seq (text, the
+            # largest integer) would make every later insert collide
+            seq = c.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM records WHERE game_id = ? "
+                            "AND typeof(seq) = 'integer' AND seq >= 0 AND seq < ?",
+                            (game_id, _SEQ_MAX)).fetchone()[0]
             c.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?)", (game_id, seq, *row))
             if slap is not None:
                 self._insert_slap(c, game_id, int(seq), slap)
@@ -840,6 +845,11 @@ def _insert_game(c: sqlite3.Connection, header: JournalHeader, started_at: str,
          started_at, boot))
     assert cur.lastrowid is not None
     return int(cur.lastrowid)
+
+
+_SEQ_MAX = (1 << 63) - 1
+"""SQLite's largest integer: a stored ``seq`` this large (or one that is not a whole
+number) cannot be followed, so :meth:`GameDB.append` numbers after the others."""
 
 
 def open_read_only(path: Path) -> GameDB:

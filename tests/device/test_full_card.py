@@ -294,21 +294,22 @@ def test_a_state_directory_the_console_may_not_enter_is_one_line_and_it_plays(
 @pytest.mark.parametrize(("refusal", "logged"), [
     ("CREATE TRIGGER refuse BEFORE INSERT ON records BEGIN SELECT RAISE(ABORT, 'no'); END",
      "partytable.db: no: the game goes on"),
-    ("INSERT INTO records VALUES (1, 9223372036854775807, 'draw', NULL, NULL)",
-     "UNIQUE constraint failed: records.game_id, records.seq"),
-], ids=["a trigger", "the largest seq"])
+    ("CREATE UNIQUE INDEX one_more ON records(game_id) WHERE seq >= {stored}",
+     "UNIQUE constraint failed: records.game_id"),
+], ids=["a trigger", "a unique index"])
 def test_a_database_that_refuses_writes_says_so_in_words_and_logs_the_details(
     display: TableDisplay, tmp_path: Path, caplog: pytest.LogCaptureFixture, refusal: str,
     logged: str
 ) -> None:
-    """The database refuses every new record (a trigger that aborts, a seq that cannot
-    grow): the TV says the game database refuses writes and points to the log, never
-    SQLite's words; the log line has them; the game goes on."""
+    """The database refuses new records (a trigger that aborts, a unique index): the TV
+    says the game database refuses writes and points to the log, never SQLite's words;
+    the log line has them; the game goes on."""
     console = console_on(display, tmp_path, [])
     while console.record is not None and len(console.record.actions) < 3:
         console.step()
     other = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
-    other.execute(refusal)
+    stored = other.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    other.execute(refusal.format(stored=stored))  # the index: one more record, then none
     other.close()
     with caplog.at_level("ERROR", logger="partytable"):
         for _ in range(10):
@@ -319,3 +320,26 @@ def test_a_database_that_refuses_writes_says_so_in_words_and_logs_the_details(
     assert logged in caplog.text
     assert console.record is not None and len(console.record.actions) > 3
     console.close()
+
+
+@pytest.mark.parametrize("seq", ["9223372036854775807", "'zz'"], ids=["largest", "text"])
+def test_a_record_whose_seq_cannot_grow_does_not_stop_the_next_records(
+    display: TableDisplay, tmp_path: Path, seq: str
+) -> None:
+    """A record of the game with the largest integer or a word for its seq (a damaged
+    row): the next records are still written, after the others, and the TV says nothing
+    about saving."""
+    console = console_on(display, tmp_path, [])
+    while console.record is not None and len(console.record.actions) < 3:
+        console.step()
+    other = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    before = other.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    other.execute(f"INSERT INTO records VALUES (1, {seq}, 'draw', NULL, NULL)")
+    for _ in range(10):
+        console.step()
+    banner = console.model(display.clock.now_ns()).banner
+    after = other.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    other.close()
+    console.close()
+    assert "not saved" not in banner
+    assert after > before + 1
