@@ -587,14 +587,20 @@ class GameDB(ClosesOnExit):
             return int(cur.rowcount)
 
     def cut_back(self, game_id: int, keep: int) -> None:
-        """Set aside every record of game ``game_id`` after its first ``keep`` (records the
-        replay could not use: moved to the ``dropped`` table, never deleted), so the game
-        goes on from the last good one."""
+        """Set aside every record of game ``game_id`` after its first ``keep`` in seq order
+        (as :meth:`game` reads them; records the replay could not use: moved to the
+        ``dropped`` table, never deleted), so the game goes on from the last good one.  The
+        cut is at the seq of record ``keep``, not at seq ``keep``: a seq may be missing."""
         with self._txn() as c:
+            row = c.execute("SELECT seq FROM records WHERE game_id = ? ORDER BY seq LIMIT 1 "
+                            "OFFSET ?", (game_id, keep)).fetchone()
+            if row is None:
+                return  # no more than ``keep`` records
+            cut = row[0]
             c.execute("INSERT OR REPLACE INTO dropped SELECT game_id, seq, action, decision, "
-                      "data FROM records WHERE game_id = ? AND seq >= ?", (game_id, keep))
-            c.execute("DELETE FROM records WHERE game_id = ? AND seq >= ?", (game_id, keep))
-            c.execute("DELETE FROM slaps WHERE game_id = ? AND seq >= ?", (game_id, keep))
+                      "data FROM records WHERE game_id = ? AND seq >= ?", (game_id, cut))
+            c.execute("DELETE FROM records WHERE game_id = ? AND seq >= ?", (game_id, cut))
+            c.execute("DELETE FROM slaps WHERE game_id = ? AND seq >= ?", (game_id, cut))
 
     def prune(self, keep_games: int = KEEP_GAMES) -> int:
         """Delete finished games beyond the newest ``keep_games`` (their records and slaps

@@ -146,6 +146,19 @@ def test_cut_back_drops_the_records_after_the_kept_ones(tmp_path: Path) -> None:
         assert db.game(game_id).records == (*RECORDS[:3], ActionRecord("timeout"))
 
 
+def test_cut_back_keeps_the_first_records_in_order_when_a_seq_is_missing(
+    tmp_path: Path
+) -> None:
+    """A record deleted from the middle (seq 1 gone): cut_back(k) still keeps the first k
+    records the game reads, not those numbered below k."""
+    with GameDB.open(tmp_path) as db:
+        game_id = stored(db)
+        db._c.execute("DELETE FROM records WHERE game_id = ? AND seq = 1", (game_id,))
+        readable = db.game(game_id).records
+        db.cut_back(game_id, 3)
+        assert db.game(game_id).records == readable[:3]
+
+
 def test_old_finished_games_are_pruned_unfinished_never(tmp_path: Path) -> None:
     """Finished games beyond the newest ``keep`` go (records and slaps with them); an
     unfinished game stays however old it is, so the state directory stays bounded."""
