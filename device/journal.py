@@ -48,10 +48,17 @@ schema, with a table whose columns are not the schema's (``PRAGMA table_info``),
 fails ``PRAGMA quick_check`` is set aside (renamed ``partytable.db.<why>-<UTC time>``,
 never deleted) and a new one started; its one-line notice goes on the TV.  A file of 0
 bytes is named on the TV; when a -wal file with frames lies beside it, both are set aside
-and the database is rebuilt from that WAL.  A card that cannot be written (full,
-read-only, a mode or owner the console's user may not write) is not a damaged database: it
-is opened for reading only, so the unfinished game is still restored, and its problem is
-named (``GameDB.write_problem``).  An old JSON-lines journal (``journal.log``, this
+and the database is rebuilt from that WAL; so is a -wal file with frames whose database
+file is missing.  A card that cannot be written (full, read-only, a mode or owner the
+console's user may not write) is not a damaged database: it is opened for reading only,
+so the unfinished game is still restored, and its problem is named
+(``GameDB.write_problem``); a state directory the user may not even enter is named the
+same way, and the games are not saved.
+
+Reading (:meth:`GameDB.game`): text is read as bytes and every stored JSON or text value
+is decoded by one function (:func:`_decoded`, :func:`_text`): bytes that are not UTF-8,
+JSON nested past the parser's depth, a number past Python's digit limit, a value of the
+wrong type are a damaged row (:class:`JournalError`), never another exception.  An old JSON-lines journal (``journal.log``, this
 module's format before the database) is read once, carried over as a game, and renamed
 ``journal.log.carried-over``.  Finished games beyond :data:`KEEP_GAMES` are pruned, so the
 state directory stays bounded (a few MB).
