@@ -507,7 +507,8 @@ class GameFlow:
         self.phase = Phase.PLAY
         self.last_event = f"Game restored after {session.step} actions"
         if session.unread:  # the replay stopped early: the actions after it are lost
-            self._flash(f"{self.last_event}; {session.unread} could not be read", now_ns)
+            self._flash(f"Restored after {session.step} actions; {session.unread} could not "
+                        "be read", now_ns)
         outcome = session.outcome
         if outcome is not None:  # cut between its last action and its end mark: its result
             self._game_over(outcome.winner, f"{outcome.reason} (restored)", now_ns)

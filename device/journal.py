@@ -54,14 +54,15 @@ console's user may not write) is not a damaged database: it is opened for readin
 so the unfinished game is still restored, and its problem is named
 (``GameDB.write_problem``); a state directory the user may not even enter is named the
 same way, and the games are not saved.
+An old JSON-lines journal (``journal.log``, this module's format before the database) is
+read once, carried over as a game, and renamed ``journal.log.carried-over``. Finished
+games beyond :data:`KEEP_GAMES` are pruned, so the state directory stays bounded (a few
+MB).
 
 Reading (:meth:`GameDB.game`): text is read as bytes and every stored JSON or text value
 is decoded by one function (:func:`_decoded`, :func:`_text`): bytes that are not UTF-8,
 JSON nested past the parser's depth, a number past Python's digit limit, a value of the
-wrong type are a damaged row (:class:`JournalError`), never another exception.  An old JSON-lines journal (``journal.log``, this
-module's format before the database) is read once, carried over as a game, and renamed
-``journal.log.carried-over``.  Finished games beyond :data:`KEEP_GAMES` are pruned, so the
-state directory stays bounded (a few MB).
+wrong type are a damaged row (:class:`JournalError`), never another exception.
 
 :func:`write_atomic` replaces small files (the lobby's remembered choices) with old-or-new
 semantics.

@@ -229,10 +229,12 @@ class GameStore:
             self._db = None
 
 
-IN_USE = "another program holds the game database"
-"""The TV's reason while another connection holds the database (SQLite busy or locked)."""
+IN_USE = "database in use elsewhere"
+"""The TV's reason while another connection holds the database (SQLite busy or locked).
+Each TV line here fits the banner whole at its smallest size (tests/device/
+test_restore_offer.py)."""
 
-REFUSES = "the game database refuses writes (see the log)"
+REFUSES = "writes refused (see the log)"
 """The TV's reason for a write the database refuses for a cause a person cannot read off
 the TV (a constraint, a trigger, a damaged page): the log line has SQLite's words."""
 
@@ -255,7 +257,7 @@ def tv_reason(err: StateError, state_dir: Path | None) -> str:
     return REFUSES
 
 
-NOT_RESTORED = "Last game could not be restored"
+NOT_RESTORED = "Last game not restored"
 """The start of the TV's line for an unfinished game that cannot be played on."""
 
 DAMAGED = f"{NOT_RESTORED}: its record is damaged"
@@ -412,7 +414,7 @@ class GameSession:
         except StateError as err:  # SQLite cannot read it now: not marked, tried again
             log.error("the last game (game %d) cannot be read (%s); opening the lobby",
                       game_id, err)
-            store.restore_problem = f"{NOT_RESTORED}: the game database cannot be read"
+            store.restore_problem = f"{NOT_RESTORED}: database cannot be read"
             return None
         except (JournalError, KeyError) as err:
             not_resumed(store, db, game_id, DAMAGED, f"damaged: {err}")

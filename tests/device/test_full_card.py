@@ -218,7 +218,7 @@ def test_a_read_only_card_with_a_damaged_page_opens_the_console_and_says_so(
     display: TableDisplay, tmp_path: Path
 ) -> None:
     """A read-only card (nothing can be set aside) whose records table has a page of
-    noise: the console starts, the TV says the last game could not be restored and that
+    noise: the console starts, the TV says the last game is not restored and that
     the card is read-only, and a new game is played unsaved."""
     card = tmp_path / "card"
     card.mkdir()
@@ -237,7 +237,7 @@ def test_a_read_only_card_with_a_damaged_page_opens_the_console_and_says_so(
     with read_only_view(card, tmp_path / "ro") as view:
         second = console_on(display, view, [])
         banner = second.model(display.clock.now_ns()).banner
-        assert "Last game could not be restored: the game database cannot be read" in banner
+        assert "Last game not restored: database cannot be read" in banner
         assert f"Games are not saved: {view} is read-only" in banner
         for _ in range(10):
             second.step()
@@ -302,7 +302,7 @@ def test_a_database_that_refuses_writes_says_so_in_words_and_logs_the_details(
     logged: str
 ) -> None:
     """The database refuses new records (a trigger that aborts, a unique index): the TV
-    says the game database refuses writes and points to the log, never SQLite's words;
+    says writes are refused and points to the log, never SQLite's words;
     the log line has them; the game goes on."""
     console = console_on(display, tmp_path, [])
     while console.record is not None and len(console.record.actions) < 3:
@@ -315,7 +315,7 @@ def test_a_database_that_refuses_writes_says_so_in_words_and_logs_the_details(
         for _ in range(10):
             console.step()
     banner = console.model(display.clock.now_ns()).banner
-    assert "Games are not saved: the game database refuses writes (see the log)" in banner
+    assert "Games are not saved: writes refused (see the log)" in banner
     assert str(tmp_path) not in banner
     assert logged in caplog.text
     assert console.record is not None and len(console.record.actions) > 3

@@ -25,7 +25,7 @@ from drivers.table_display import TableDisplay
 
 MS = 1_000_000
 S = 1_000_000_000
-DAMAGED = "Last game could not be restored: its record is damaged"
+DAMAGED = "Last game not restored: its record is damaged"
 """The TV's line for an unfinished game whose row in the database does not read."""
 
 
@@ -92,7 +92,7 @@ def test_a_damaged_game_row_is_marked_and_named_on_the_tv_once(
     value: str
 ) -> None:
     """The unfinished game's row does not read (options that are not JSON, seats that are
-    not a number): the TV says the last game could not be restored and why, the game is
+    not a number): the TV says the last game is not restored and why, the game is
     marked (abandoned, the reason in its summary) and kept, and the next start neither
     tries it again nor says it again."""
     cut_game(display, tmp_path)
@@ -210,8 +210,7 @@ def test_a_replay_cut_short_says_how_many_actions_could_not_be_read(
     second = console_on(display, tmp_path, [])
     banner = second.model(display.clock.now_ns()).banner
     second.close()
-    assert (f"Game restored after 3 actions; {len(actions) - 3} could not be read"
-            in banner)
+    assert f"Restored after 3 actions; {len(actions) - 3} could not be read" in banner
 
 
 def test_a_notice_of_opening_the_database_is_logged_once(
@@ -315,3 +314,20 @@ def test_tonights_board_goes_on_after_a_power_cut_when_the_party_takes_the_game_
     second.close()
     won = {"Games won": f"{seat_name(done[0].winner)}: 1"} if answer else {}
     assert {k: v for k, v in rows.items() if k == "Games won"} == won
+
+
+def test_the_game_databases_tv_lines_fit_the_banner_whole() -> None:
+    """Each line the game database puts on the TV (a game not restored, games not saved
+    for a refused write or a database in use) fits the banner whole at its smallest text
+    size, so the reason is never cut off with "..."."""
+    from device.render.layout import BANNER
+    from device.render.text import Typesetter
+    from device.session import IN_USE, NOT_RESTORED, REFUSES
+
+    width = BANNER.width - 140  # BannerSpec.paint: the text beside the warning mark
+    lines = [DAMAGED, f"{NOT_RESTORED}: database cannot be read",
+             "Last game had 6 seats: not restored",
+             "Restored after 999 actions; 999 could not be read",
+             f"Games are not saved: {REFUSES}", f"Games are not saved: {IN_USE}"]
+    for line in lines:
+        assert Typesetter().truncate(line, 44, width) == line
