@@ -48,6 +48,7 @@ from device.session import (
     GameRecord,
     GameSession,
     GameStore,
+    not_resumed,
 )
 from device.slap_margin import MarginWatch
 from device.slap_race import ComputerPress, RaceTiming, SlapRace
@@ -194,8 +195,8 @@ class GameFlow:
                 db.abandon_unfinished()
         if newest is not None and newest.header.seed >= self.game_seed:
             self.game_seed = newest.header.seed + 1  # each later game adds 1, across starts
-        for notice in self.store.notices:
-            self._flash(notice, now_ns)
+        for notice in self.store.notices:  # GameDB.open logged them
+            self._flash(notice, now_ns, logged=True)
         self._show_store_problem()
         if self.volume is not None:  # the lobby's remembered volume, else the config's
             if self.lobby.choices.volume is None:
@@ -479,13 +480,17 @@ class GameFlow:
         if self.state_dir is None:
             return False
         session = GameSession.resume(self.store)
-        if self.store.restore_problem:
-            self._flash(self.store.restore_problem, now_ns)
+        if self.store.restore_problem:  # GameSession.resume logged why
+            self._flash(self.store.restore_problem, now_ns, logged=True)
         if session is None:
             return False
-        if len(session.kinds) > len(self.seats):
-            log.error("the last game had %d seats, this console has %d: opening the lobby",
-                      len(session.kinds), len(self.seats))
+        if len(session.kinds) > len(self.seats):  # marked, so it is not tried at every start
+            db = self.store.db()
+            if db is not None and session.journal.game_id is not None:  # logs it
+                not_resumed(self.store, db, session.journal.game_id,
+                            f"Last game had {len(session.kinds)} seats: not restored",
+                            f"{len(session.kinds)} seats, the console has {len(self.seats)}")
+                self._flash(self.store.restore_problem, now_ns, logged=True)
             return False
         choices = LobbyChoices(game=session.plugin.name, kinds=session.kinds,
                                first=session.record.first, strengths=session.strengths,
@@ -501,6 +506,9 @@ class GameFlow:
         self._prepare(session, now_ns)
         self.phase = Phase.PLAY
         self.last_event = f"Game restored after {session.step} actions"
+        if session.unread:  # the replay stopped early: the actions after it are lost
+            self._flash(f"Restored after {session.step} actions; {session.unread} could not "
+                        "be read", now_ns)
         outcome = session.outcome
         if outcome is not None:  # cut between its last action and its end mark: its result
             self._game_over(outcome.winner, f"{outcome.reason} (restored)", now_ns)
@@ -839,10 +847,12 @@ class GameFlow:
             self.notices.show(problem)
             self._store_shown = problem
 
-    def _flash(self, text: str, now_ns: int) -> None:
-        """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too), also
-        across the start of a game; a loop timer at its end redraws the TV without it."""
-        log.warning("%s", text)
+    def _flash(self, text: str, now_ns: int, *, logged: bool = False) -> None:
+        """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too, unless
+        it is ``logged`` already), also across the start of a game; a loop timer at its
+        end redraws the TV without it."""
+        if not logged:
+            log.warning("%s", text)
         self.notices.show(text, until_ns=now_ns + NOTICE_NS)
         self.timers.call_at(now_ns + NOTICE_NS, self.notices.expire, "notice")
 

@@ -260,12 +260,19 @@ def computers_only(config: Config) -> bool:
 def lobby_choices(config: Config, state_dir: Path) -> tuple[LobbyChoices, str | None]:
     """The lobby's starting choices: the remembered ``lobby.json``, else the config's rule
     defaults (those the lobby offers) with every seat a person; at most as many seats as
-    the config has.  Plus a one-line warning for a damaged ``lobby.json``."""
+    the config has.  Plus a one-line warning for a damaged ``lobby.json``.  A state
+    directory this user may not enter (mode 000, another owner's 0700) gives the defaults
+    and no warning: the game database names the directory and its permission on the TV
+    (``device.journal``)."""
     from device.games import PLUGINS
 
     path = state_dir / "lobby.json"
-    choices, warning = load_choices(path)
-    if not path.exists():
+    try:
+        saved = path.is_file()
+    except OSError:  # PermissionError: the directory cannot be entered
+        saved = False
+    choices, warning = load_choices(path) if saved else (LobbyChoices(), None)
+    if not saved:
         chosen = choices.game
         choices = replace(choices, kinds=("human",) * max(2, min(len(config.seats), 4)))
         for name, plugin in PLUGINS.items():

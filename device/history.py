@@ -5,11 +5,14 @@ Usage::
     python -m device history [--state-dir DIR] [--limit N] [--json] [--check]
 
 - default: one line per game, newest first: id, start time (UTC), game, seats, outcome,
-  winner (seats counted from 1), actions, and the fastest slap;
+  winner (seats counted from 1), actions, and the fastest slap; a game whose row does not
+  read is one log line and left out (with none left, the line counts them);
 - ``--json``: one JSON object ``{"db": path, "integrity": "ok" | problem, "games": [{"id",
   "game", "seats", "seed", "options", "first", "seat_kinds", "started_at", "ended_at",
   "outcome" ("won" | "abandoned" | null: unfinished), "winner", "actions": [text, ...],
-  "slaps": [{"race", "seat", "reaction_ms", "margin_ms", "tie"}]}]}`` (seats from 0);
+  "slaps": [{"race", "seat", "reaction_ms", "margin_ms", "tie"}]}], "skipped": n}`` (seats
+  from 0; ``skipped``: the games left out because their row does not read, each also one
+  log line);
 - ``--check``: ``PRAGMA integrity_check``; prints its one line, exit 0 when ``ok``, else 1.
 
 The state directory is ``--state-dir``, else the config's ``[paths] state_dir``
@@ -79,7 +82,8 @@ def main(argv: Sequence[str]) -> int:
             games = db.games(args.limit)
             if args.json:
                 print(json.dumps({"db": str(db.path), "integrity": db.integrity(),
-                                  "games": [_game_json(db, g) for g in games]}))
+                                  "games": [_game_json(db, g) for g in games],
+                                  "skipped": db.skipped}))
             else:
                 for line in _lines(db, games):
                     print(line)
@@ -123,6 +127,9 @@ def _game_json(db: GameDB, game: StoredGame) -> dict[str, Any]:
 
 def _lines(db: GameDB, games: Sequence[StoredGame]) -> list[str]:
     """One line per game for people (seats from 1)."""
+    if not games and db.skipped:
+        return [f"no other games in {db.path} ({db.skipped} skipped: "
+                f"{'its row does' if db.skipped == 1 else 'their rows do'} not read)"]
     if not games:
         return [f"no games yet in {db.path}"]
     out = []

@@ -48,13 +48,21 @@ schema, with a table whose columns are not the schema's (``PRAGMA table_info``),
 fails ``PRAGMA quick_check`` is set aside (renamed ``partytable.db.<why>-<UTC time>``,
 never deleted) and a new one started; its one-line notice goes on the TV.  A file of 0
 bytes is named on the TV; when a -wal file with frames lies beside it, both are set aside
-and the database is rebuilt from that WAL.  A card that cannot be written (full,
-read-only, a mode or owner the console's user may not write) is not a damaged database: it
-is opened for reading only, so the unfinished game is still restored, and its problem is
-named (``GameDB.write_problem``).  An old JSON-lines journal (``journal.log``, this
-module's format before the database) is read once, carried over as a game, and renamed
-``journal.log.carried-over``.  Finished games beyond :data:`KEEP_GAMES` are pruned, so the
-state directory stays bounded (a few MB).
+and the database is rebuilt from that WAL; so is a -wal file with frames whose database
+file is missing.  A card that cannot be written (full, read-only, a mode or owner the
+console's user may not write) is not a damaged database: it is opened for reading only,
+so the unfinished game is still restored, and its problem is named
+(``GameDB.write_problem``); a state directory the user may not even enter is named the
+same way, and the games are not saved.
+An old JSON-lines journal (``journal.log``, this module's format before the database) is
+read once, carried over as a game, and renamed ``journal.log.carried-over``. Finished
+games beyond :data:`KEEP_GAMES` are pruned, so the state directory stays bounded (a few
+MB).
+
+Reading (:meth:`GameDB.game`): text is read as bytes and every stored JSON or text value
+is decoded by one function (:func:`_decoded`, :func:`_text`): bytes that are not UTF-8,
+JSON nested past the parser's depth, a number past Python's digit limit, a value of the
+wrong type are a damaged row (:class:`JournalError`), never another exception.
 
 :func:`write_atomic` replaces small files (the lobby's remembered choices) with old-or-new
 semantics.
@@ -430,6 +438,8 @@ class GameDB(ClosesOnExit):
         """Why :meth:`open` could only read (a full or read-only card), or ``""``."""
         self.write_tv = ""
         """With :attr:`write_problem`: its TV line (``StateError.tv``)."""
+        self.skipped = 0
+        """How many games the last :meth:`games` left out because their row did not read."""
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
 
     # ------------------------------------------------------------------ opening
@@ -518,7 +528,9 @@ class GameDB(ClosesOnExit):
 
     def append(self, game_id: int, record: Record, slap: SlapRow | None = None) -> int:
         """Append ``record`` (and its ``slap`` row) to game ``game_id`` in one transaction,
-        on disk when this returns; returns the record's ``seq`` (0, 1, ...).  Raises
+        on disk when this returns; returns the record's ``seq`` (0, 1, ...: one after the
+        largest whole-number seq below :data:`_SEQ_MAX`, so a damaged row's seq never
+        blocks the next record).  Raises
         :class:`JournalError` when the record's data is not JSON, :class:`StateError` when
         it cannot be written."""
         if isinstance(record, ActionRecord):
@@ -526,8 +538,11 @@ class GameDB(ClosesOnExit):
         else:
             row = (None, record.kind, _json(dict(record.data)))
         with self._txn() as c:
-            seq = c.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM records WHERE game_id = ?",
-                            (game_id,)).fetchone()[0]
+            # after the last whole-number seq that can grow: a damaged row's seq (text, the
+            # largest integer) would make every later insert collide
+            seq = c.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM records WHERE game_id = ? "
+                            "AND typeof(seq) = 'integer' AND seq >= 0 AND seq < ?",
+                            (game_id, _SEQ_MAX)).fetchone()[0]
             c.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?)", (game_id, seq, *row))
             if slap is not None:
                 self._insert_slap(c, game_id, int(seq), slap)
@@ -580,14 +595,20 @@ class GameDB(ClosesOnExit):
             return int(cur.rowcount)
 
     def cut_back(self, game_id: int, keep: int) -> None:
-        """Set aside every record of game ``game_id`` after its first ``keep`` (records the
-        replay could not use: moved to the ``dropped`` table, never deleted), so the game
-        goes on from the last good one."""
+        """Set aside every record of game ``game_id`` after its first ``keep`` in seq order
+        (as :meth:`game` reads them; records the replay could not use: moved to the
+        ``dropped`` table, never deleted), so the game goes on from the last good one.  The
+        cut is at the seq of record ``keep``, not at seq ``keep``: a seq may be missing."""
         with self._txn() as c:
+            row = c.execute("SELECT seq FROM records WHERE game_id = ? ORDER BY seq LIMIT 1 "
+                            "OFFSET ?", (game_id, keep)).fetchone()
+            if row is None:
+                return  # no more than ``keep`` records
+            cut = row[0]
             c.execute("INSERT OR REPLACE INTO dropped SELECT game_id, seq, action, decision, "
-                      "data FROM records WHERE game_id = ? AND seq >= ?", (game_id, keep))
-            c.execute("DELETE FROM records WHERE game_id = ? AND seq >= ?", (game_id, keep))
-            c.execute("DELETE FROM slaps WHERE game_id = ? AND seq >= ?", (game_id, keep))
+                      "data FROM records WHERE game_id = ? AND seq >= ?", (game_id, cut))
+            c.execute("DELETE FROM records WHERE game_id = ? AND seq >= ?", (game_id, cut))
+            c.execute("DELETE FROM slaps WHERE game_id = ? AND seq >= ?", (game_id, cut))
 
     def prune(self, keep_games: int = KEEP_GAMES) -> int:
         """Delete finished games beyond the newest ``keep_games`` (their records and slaps
@@ -627,35 +648,42 @@ class GameDB(ClosesOnExit):
         """Game ``game_id`` with its records.  Raises ``KeyError`` for an unknown id,
         :class:`JournalError` naming the bad field of a damaged row and
         :class:`StateError` when SQLite cannot read it (a damaged page)."""
+        conn = self._c
+        conn.text_factory = bytes  # text as stored: bad UTF-8 is a damaged row, not an error
         try:
-            row = self._c.execute(
+            row = conn.execute(
                 "SELECT id, game, seats, seed, options, first, device_seed, seat_kinds, "
                 "strengths, started_at, ended_at, outcome, winner FROM games WHERE id = ?",
                 (game_id,)).fetchone()
-            records = self._c.execute(
+            records = conn.execute(
                 "SELECT seq, action, decision, data FROM records WHERE game_id = ? ORDER BY "
                 "seq", (game_id,)).fetchall()
         except sqlite3.Error as err:
             raise StateError(f"{self.path}: game {game_id}: {_reason(err)}",
                              errorname=getattr(err, "sqlite_errorname", "")) from None
+        finally:
+            conn.text_factory = str
         if row is None:
             raise KeyError(f"no game {game_id}")
         return _stored(row, records)
 
     def games(self, limit: int = 10) -> list[StoredGame]:
         """The newest ``limit`` games, newest first (a damaged row is one log line and left
-        out).  Raises :class:`StateError` when SQLite cannot read the list."""
+        out, counted in :attr:`skipped`).  Raises :class:`StateError` when SQLite cannot
+        read the list."""
         out: list[StoredGame] = []
         try:
             ids = self._c.execute("SELECT id FROM games ORDER BY id DESC LIMIT ?",
                                   (limit,)).fetchall()
         except sqlite3.Error as err:
             raise StateError(f"{self.path}: {_reason(err)}") from None
+        self.skipped = 0
         for (game_id,) in ids:
             try:
                 out.append(self.game(int(game_id)))
             except (JournalError, KeyError, StateError) as err:
                 log.warning("%s: game %s skipped (%s)", self.path, game_id, err)
+                self.skipped += 1
         return out
 
     def slaps(self, game_id: int) -> list[SlapRow]:
@@ -833,6 +861,11 @@ def _insert_game(c: sqlite3.Connection, header: JournalHeader, started_at: str,
     return int(cur.lastrowid)
 
 
+_SEQ_MAX = (1 << 63) - 1
+"""SQLite's largest integer: a stored ``seq`` this large (or one that is not a whole
+number) cannot be followed, so :meth:`GameDB.append` numbers after the others."""
+
+
 def open_read_only(path: Path) -> GameDB:
     """Open an existing database at ``path`` for reading (``history``): nothing is set
     aside, created, migrated or carried over; where SQLite cannot read it in place (WAL
@@ -921,7 +954,9 @@ def _owner(uid: int) -> str:
 def _card_problem(path: Path) -> str:
     """What keeps this process from writing the database ``path``, in words for the TV,
     or ``""`` when none of these is it: the file system is mounted read-only
-    (``statvfs`` ``ST_RDONLY``: ``"/var/lib/partytable is read-only"``); the directory,
+    (``statvfs`` ``ST_RDONLY``: ``"/var/lib/partytable is read-only"``); the directory
+    this user may not enter (``"cannot enter /var/lib/partytable: permission denied (mode
+    000, owner nobody)"``), the directory,
     the database or its -wal/-shm file has a mode or owner this user may not read or
     write (``access(2)``: ``"cannot write /var/lib/partytable: permission denied (mode
     555, owner root)"``); fewer than :data:`FULL_BYTES` are free for this user
@@ -933,7 +968,8 @@ def _card_problem(path: Path) -> str:
         return ""
     if vfs.f_flag & os.ST_RDONLY:
         return f"{directory} is read-only"
-    checks = [(directory, os.W_OK | os.X_OK, "write"), (path, os.R_OK, "read"),
+    checks = [(directory, os.X_OK, "enter"), (directory, os.W_OK | os.X_OK, "write"),
+              (path, os.R_OK, "read"),
               (path, os.W_OK, "write")]
     checks += [(path.with_name(path.name + suffix), os.R_OK | os.W_OK, "write")
                for suffix in ("-wal", "-shm")]
@@ -979,7 +1015,11 @@ def _open_reading(path: Path, problem: StateError) -> GameDB:
     Raises ``problem`` (the card's TV line kept) when none reads a database of a version
     this device reads (:data:`READ_VERSIONS`: an older one is read as it is, not
     migrated)."""
-    if not path.is_file():
+    try:
+        there = path.is_file()
+    except OSError:  # a directory this user may not enter: ``problem`` names it
+        there = False
+    if not there:
         raise problem
     tries = [_uri(path, "mode=ro")]
     # immutable reads without locks: never beside another program that holds the database
@@ -1180,7 +1220,8 @@ def _move_aside(path: Path, tag: str) -> Path:
         extra = path.with_name(path.name + suffix)
         if extra.exists():
             os.replace(extra, aside.with_name(aside.name + suffix))
-    os.replace(path, aside)
+    if path.exists() or path.is_symlink():  # a missing database keeps its -wal/-shm only
+        os.replace(path, aside)
     _fsync_dir(path.parent)
     return aside
 
@@ -1188,34 +1229,46 @@ def _move_aside(path: Path, tag: str) -> Path:
 EMPTY = "Game database was empty (0 bytes)"
 """The start of the notice for a database file of 0 bytes (:func:`_empty_file`)."""
 
+MISSING = "Game database file was missing"
+"""The start of the notice for a database file that is not there beside a -wal file that
+holds a frame (:func:`_empty_file`)."""
+
 
 def _empty_file(path: Path) -> str | None:
-    """The notice for a database file of 0 bytes (a card that lost the file's data, a
-    copy gone wrong), or ``None`` when it is not one.  SQLite takes such a file for a new
+    """The notice for a database file of 0 bytes, or one that is missing beside a -wal
+    file that holds a frame (a card that lost the file's data, a copy gone wrong, a file
+    deleted by hand), or ``None`` when it is neither.  SQLite takes such a file for a new
     database and deletes the -wal file beside it; but that WAL may hold every committed
     page (a young database is never checkpointed: the WAL is copied back into the file
     only every 1000 pages and at a clean stop), so when it holds a frame the database and
-    its -wal/-shm are first set aside (``partytable.db.empty-<UTC time>``, never deleted)
-    and the database is rebuilt from the WAL (:func:`_rebuild_from_wal`); when that does
-    not give a whole database of this schema a new one is started.  Raises ``OSError``
-    when the files cannot be set aside."""
+    its -wal/-shm are first set aside (``partytable.db.empty-<UTC time>`` or
+    ``.missing-<UTC time>``, never deleted) and the database is rebuilt from the WAL
+    (:func:`_rebuild_from_wal`); when that does not give a whole database of this schema
+    a new one is started.  Raises ``OSError`` when the files cannot be set aside."""
     try:
-        if not path.is_file() or path.stat().st_size != 0:
+        if not path.exists() and not path.is_symlink():
+            if not _wal_frames(path):
+                return None  # a new console: nothing to save
+            tag, head = "missing", MISSING
+        elif not path.is_file() or path.stat().st_size != 0:
             return None
+        else:
+            tag, head = "empty", EMPTY
     except OSError:
         return None
     if not _wal_frames(path):
-        return f"{EMPTY}: a new one is started"
-    aside = _move_aside(path, "empty")
+        return f"{head}: a new one is started"
+    aside = _move_aside(path, tag)
+    kept = aside.name + ("-wal" if tag == "missing" else "")  # the file there is to keep
     try:
         games = _rebuild_from_wal(aside, path)
     except (OSError, sqlite3.Error, ValueError) as err:
         with contextlib.suppress(OSError):
             path.unlink()  # a part the rebuild wrote; the file set aside stays
-        return (f"{EMPTY}: its -wal file could not rebuild it ({_reason(err)}); a new one "
-                f"is started, kept as {aside.name}")
-    return (f"{EMPTY}: rebuilt from its -wal file ({games} game{'' if games == 1 else 's'})"
-            f"; kept as {aside.name}")
+        return (f"{head}: its -wal file could not rebuild it ({_reason(err)}); a new one "
+                f"is started, kept as {kept}")
+    return (f"{head}: rebuilt from its -wal file ({games} game{'' if games == 1 else 's'})"
+            f"; kept as {kept}")
 
 
 def _wal_pages(wal: bytes) -> tuple[int, int]:
@@ -1305,36 +1358,66 @@ def _json(value: object) -> str:
         raise JournalError(f"journal record is not JSON: {err}") from None
 
 
+def _text(value: object, what: str) -> Any:
+    """A stored value as read with ``text_factory = bytes`` (:meth:`GameDB.game`): text
+    (bytes) decoded as UTF-8, anything else as it is.  Raises :class:`JournalError` naming
+    ``what`` when the bytes are not UTF-8."""
+    if not isinstance(value, bytes):
+        return value
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise JournalError(f"{what} is not UTF-8 text (byte {err.start})") from None
+
+
+def _decoded(value: object, what: str) -> Any:
+    """The JSON value stored as ``value`` (text or a blob, read as bytes); the one way a
+    JSON column is read.  Raises :class:`JournalError` naming ``what`` for anything that
+    does not decode: bytes that are not UTF-8, not JSON, nested deeper than the parser
+    goes (``RecursionError``), a number past Python's digit limit (``ValueError``), a
+    value of another type (a number, ``NULL``: ``TypeError``)."""
+    try:
+        text = _text(value, what)
+        if not isinstance(text, str):
+            raise TypeError(f"a stored {type(text).__name__}, not JSON text")
+        return json.loads(text)
+    except JournalError:
+        raise
+    except (ValueError, RecursionError, TypeError, OverflowError) as err:
+        reason = str(err).splitlines()[0][:80] if str(err) else type(err).__name__
+        raise JournalError(f"{what} unreadable ({reason})") from None
+
+
 def _stored(row: Sequence[Any], records: Sequence[Sequence[Any]]) -> StoredGame:
-    """A :class:`StoredGame` from a ``games`` row and its ``records`` rows."""
+    """A :class:`StoredGame` from a ``games`` row and its ``records`` rows, read with
+    ``text_factory = bytes``; raises :class:`JournalError` naming the first value that
+    does not decode (:func:`_decoded`, :func:`_text`) or is of the wrong shape."""
     (game_id, game, seats, seed, options, first, device_seed, kinds, strengths, started,
      ended, outcome, winner) = row
-    try:
-        opts = json.loads(options)
-        kind_list = json.loads(kinds)
-        strength_list = json.loads(strengths)
-    except (TypeError, json.JSONDecodeError) as err:
-        raise JournalError(f"game {game_id}: options, seat kinds or strengths unreadable "
-                           f"({err})") from None
+    where = f"game {game_id}"
+    opts = _decoded(options, f"{where}: options")
+    kind_list = _decoded(kinds, f"{where}: seat kinds")
+    strength_list = _decoded(strengths, f"{where}: strengths")
     header = JournalHeader(
-        game=game, seats=seats, seed=seed, options=opts,
+        game=_text(game, f"{where}: game"), seats=seats, seed=seed, options=opts,
         first=first, device_seed=device_seed,
         seat_kinds=tuple(kind_list) if isinstance(kind_list, list) else kind_list,
         strengths=tuple(strength_list) if isinstance(strength_list, list) else strength_list)
     out: list[Record] = []
     for seq, action, decision, data in records:
+        what = f"{where} record {seq}"
         if action is not None:
-            out.append(ActionRecord(str(action)))
+            out.append(ActionRecord(str(_text(action, f"{what}: action"))))
             continue
-        try:
-            value = json.loads(data) if data is not None else {}
-        except json.JSONDecodeError as err:
-            raise JournalError(f"game {game_id} record {seq}: data unreadable ({err})") from None
+        value = _decoded(data, f"{what}: data") if data is not None else {}
         if not isinstance(value, dict):
-            raise JournalError(f"game {game_id} record {seq}: data is not an object")
-        out.append(DecisionRecord(str(decision), value))
-    return StoredGame(int(game_id), header, tuple(out), str(started),
-                      None if ended is None else str(ended), outcome,
+            raise JournalError(f"{what}: data is not an object")
+        out.append(DecisionRecord(str(_text(decision, f"{what}: kind")), value))
+    started_text = _text(started, f"{where}: start time")
+    ended_text = _text(ended, f"{where}: end time")
+    return StoredGame(int(game_id), header, tuple(out), str(started_text),
+                      None if ended_text is None else str(ended_text),
+                      _text(outcome, f"{where}: outcome"),
                       winner if isinstance(winner, int) else None)
 
 

@@ -212,8 +212,8 @@ class GameStore:
     def failed(self, err: StateError) -> None:
         """A write failed: log it once per failing stretch and set :attr:`problem`."""
         if not self.problem:
-            log.error("game database: %s: the game goes on without being saved; retrying "
-                      "with the next action", err)
+            log.error("game database: %s%s: the game goes on without being saved; retrying "
+                      "with the next action", err, f" ({err.tv})" if err.tv else "")
         self.problem = f"Games are not saved: {err.tv or tv_reason(err, self.state_dir)}"
 
     def worked(self) -> None:
@@ -229,22 +229,35 @@ class GameStore:
             self._db = None
 
 
+IN_USE = "database in use elsewhere"
+"""The TV's reason while another connection holds the database (SQLite busy or locked).
+Each TV line here fits the banner whole at its smallest size (tests/device/
+test_restore_offer.py)."""
+
+REFUSES = "writes refused (see the log)"
+"""The TV's reason for a write the database refuses for a cause a person cannot read off
+the TV (a constraint, a trigger, a damaged page): the log line has SQLite's words."""
+
+
 def tv_reason(err: StateError, state_dir: Path | None) -> str:
-    """``err`` shortened for the TV, the reason before the path so that a cut-off line
-    keeps it: ``"/var/lib/partytable is read-only"``, ``"... is full"``, else ``"<reason>
-    in <state_dir>"``."""
+    """``err`` in words for the TV, the reason before the path so that a cut-off line
+    keeps it: ``"/var/lib/partytable is read-only"``, ``"... is full"``,
+    :data:`IN_USE`, else :data:`REFUSES` (SQLite's own words, a constraint's column names
+    or a trigger's message, say nothing a person at the TV can act on; the caller logs
+    them)."""
     text = str(err)
     where = str(state_dir) if state_dir is not None else "the state directory"
-    reason = text.rsplit(": ", 1)[-1]
     low = text.lower()
     if "readonly" in low or "read-only" in low or "permission denied" in low:
         return f"{where} is read-only"
     if "full" in low or "no space" in low:
         return f"{where} is full"
-    return f"{reason} in {where}"
+    if err.errorname in ("SQLITE_BUSY", "SQLITE_LOCKED") or "locked" in low:
+        return IN_USE
+    return REFUSES
 
 
-NOT_RESTORED = "Last game could not be restored"
+NOT_RESTORED = "Last game not restored"
 """The start of the TV's line for an unfinished game that cannot be played on."""
 
 DAMAGED = f"{NOT_RESTORED}: its record is damaged"
@@ -252,16 +265,21 @@ DAMAGED = f"{NOT_RESTORED}: its record is damaged"
 (options that are not JSON, seats that are not a number, ...)."""
 
 
-def _not_resumed(store: GameStore, db: GameDB, game_id: int, tv: str, why: str) -> None:
+def not_resumed(store: GameStore, db: GameDB, game_id: int, tv: str, why: str) -> None:
     """Game ``game_id`` cannot be played on: ``tv`` goes to
     :attr:`GameStore.restore_problem`, and the game is marked abandoned with ``why`` in
     its summary (``not_resumed``), so no later start tries it again (on a card that
-    cannot be written it stays unfinished and is named again at the next start)."""
+    cannot be written it stays unfinished and is named again at the next start).  One log
+    line says which of the two happened."""
     store.restore_problem = tv
     try:
         db.end_game(game_id, winner=None, abandoned=True, summary={"not_resumed": why[:200]})
     except StateError as err:
         store.failed(err)
+        log.error("game %d stays unfinished (%s): it cannot be marked (%s); opening the "
+                  "lobby", game_id, why, err)
+        return
+    log.error("game %d marked abandoned (%s); opening the lobby", game_id, why)
 
 
 class JournalWriter:
@@ -354,6 +372,9 @@ class GameSession:
                                device_seed=self.device_seed, seat_kinds=self.kinds,
                                strengths=self.strengths)
         self.journal = JournalWriter(store, header)
+        self.unread = 0
+        """After :meth:`resume`: how many stored actions the replay could not use (from
+        the first one the engine refused on), ``0`` when it used them all."""
 
     # ------------------------------------------------------------------ life
     def start(self, first: Seat) -> None:
@@ -393,12 +414,10 @@ class GameSession:
         except StateError as err:  # SQLite cannot read it now: not marked, tried again
             log.error("the last game (game %d) cannot be read (%s); opening the lobby",
                       game_id, err)
-            store.restore_problem = f"{NOT_RESTORED}: the game database cannot be read"
+            store.restore_problem = f"{NOT_RESTORED}: database cannot be read"
             return None
         except (JournalError, KeyError) as err:
-            log.error("the last game (game %d) is damaged in the database (%s): marked "
-                      "abandoned; opening the lobby", game_id, err)
-            _not_resumed(store, db, game_id, DAMAGED, f"damaged: {err}")
+            not_resumed(store, db, game_id, DAMAGED, f"damaged: {err}")
             return None
         h = stored.header
         try:
@@ -411,9 +430,10 @@ class GameSession:
                           strengths=h.strengths)
             session.pos = plugin.engine.new(h.seats, h.seed, dict(h.options), h.first)
             keep = session._replay(stored.records)
+            if keep is not None:
+                session.unread = sum(isinstance(r, ActionRecord) for r in stored.records[keep:])
         except (ValueError, KeyError, TypeError) as err:  # EngineError is a ValueError
-            log.error("the last game cannot be resumed (%s); opening the lobby", err)
-            _not_resumed(store, db, stored.id, f"{NOT_RESTORED}: {err}"[:120], str(err))
+            not_resumed(store, db, stored.id, f"{NOT_RESTORED}: {err}"[:120], str(err))
             return None
         try:
             if keep is not None:

@@ -7,6 +7,7 @@ unprivileged run calls the check directly."""
 
 from __future__ import annotations
 
+import encodings.ascii  # noqa: F401  (the child may not read the library to import it)
 import json
 import os
 import pwd

@@ -218,7 +218,7 @@ def test_a_read_only_card_with_a_damaged_page_opens_the_console_and_says_so(
     display: TableDisplay, tmp_path: Path
 ) -> None:
     """A read-only card (nothing can be set aside) whose records table has a page of
-    noise: the console starts, the TV says the last game could not be restored and that
+    noise: the console starts, the TV says the last game is not restored and that
     the card is read-only, and a new game is played unsaved."""
     card = tmp_path / "card"
     card.mkdir()
@@ -237,9 +237,109 @@ def test_a_read_only_card_with_a_damaged_page_opens_the_console_and_says_so(
     with read_only_view(card, tmp_path / "ro") as view:
         second = console_on(display, view, [])
         banner = second.model(display.clock.now_ns()).banner
-        assert "Last game could not be restored: the game database cannot be read" in banner
+        assert "Last game not restored: database cannot be read" in banner
         assert f"Games are not saved: {view} is read-only" in banner
         for _ in range(10):
             second.step()
         assert second.record is not None and second.record.actions
         second.close()
+
+
+@pytest.mark.parametrize("owned_by_user", [True, False], ids=["000 own", "700 root"])
+def test_a_state_directory_the_console_may_not_enter_is_one_line_and_it_plays(
+    display: TableDisplay, owned_by_user: bool
+) -> None:
+    """The state directory is mode 000 (the console's own) or a root directory of mode
+    700: the lobby's choices are the defaults without an error, the TV says the games
+    are not saved because the directory cannot be entered (its mode and owner), and the
+    console deals and plays.  Run by an unprivileged process, since root ignores the
+    mode."""
+    from device.config import computer_only_text, parse_config
+    from device.hardware import lobby_choices
+
+    where = Path(tempfile.mkdtemp(prefix="pt-noenter-", dir="/tmp"))
+    try:
+        if owned_by_user:
+            hand_over(where)
+            where.chmod(0o000)
+        else:
+            where.chmod(0o700)
+            if os.geteuid() != 0:
+                pytest.skip("a directory this user may not enter needs another owner (root)")
+        config = parse_config(computer_only_text(where))
+
+        def play() -> dict[str, object]:
+            choices, warning = lobby_choices(config, where)
+            console = console_on(display, where, [])
+            for _ in range(20):
+                console.step()
+            banner = console.model(display.clock.now_ns()).banner
+            played = 0 if console.record is None else len(console.record.actions)
+            console.close()
+            return {"game": choices.game, "warning": warning, "banner": banner,
+                    "played": played > 0}
+
+        got = run_unprivileged(play)
+        st = where.stat()
+        owner = pwd.getpwuid(st.st_uid).pw_name
+        mode = f"{stat.S_IMODE(st.st_mode):03o}"
+        assert got["played"] and got["warning"] is None
+        assert (f"Games are not saved: cannot enter {where}: permission denied (mode {mode}, "
+                f"owner {owner})") in str(got["banner"])
+    finally:
+        where.chmod(0o755)
+        shutil.rmtree(where)
+
+
+@pytest.mark.parametrize(("refusal", "logged"), [
+    ("CREATE TRIGGER refuse BEFORE INSERT ON records BEGIN SELECT RAISE(ABORT, 'no'); END",
+     "partytable.db: no: the game goes on"),
+    ("CREATE UNIQUE INDEX one_more ON records(game_id) WHERE seq >= {stored}",
+     "UNIQUE constraint failed: records.game_id"),
+], ids=["a trigger", "a unique index"])
+def test_a_database_that_refuses_writes_says_so_in_words_and_logs_the_details(
+    display: TableDisplay, tmp_path: Path, caplog: pytest.LogCaptureFixture, refusal: str,
+    logged: str
+) -> None:
+    """The database refuses new records (a trigger that aborts, a unique index): the TV
+    says writes are refused and points to the log, never SQLite's words;
+    the log line has them; the game goes on."""
+    console = console_on(display, tmp_path, [])
+    while console.record is not None and len(console.record.actions) < 3:
+        console.step()
+    other = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    stored = other.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    other.execute(refusal.format(stored=stored))  # the index: one more record, then none
+    other.close()
+    with caplog.at_level("ERROR", logger="partytable"):
+        for _ in range(10):
+            console.step()
+    banner = console.model(display.clock.now_ns()).banner
+    assert "Games are not saved: writes refused (see the log)" in banner
+    assert str(tmp_path) not in banner
+    assert logged in caplog.text
+    assert console.record is not None and len(console.record.actions) > 3
+    console.close()
+
+
+@pytest.mark.parametrize("seq", ["9223372036854775807", "'zz'"], ids=["largest", "text"])
+def test_a_record_whose_seq_cannot_grow_does_not_stop_the_next_records(
+    display: TableDisplay, tmp_path: Path, seq: str
+) -> None:
+    """A record of the game with the largest integer or a word for its seq (a damaged
+    row): the next records are still written, after the others, and the TV says nothing
+    about saving."""
+    console = console_on(display, tmp_path, [])
+    while console.record is not None and len(console.record.actions) < 3:
+        console.step()
+    other = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    before = other.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    other.execute(f"INSERT INTO records VALUES (1, {seq}, 'draw', NULL, NULL)")
+    for _ in range(10):
+        console.step()
+    banner = console.model(display.clock.now_ns()).banner
+    after = other.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    other.close()
+    console.close()
+    assert "not saved" not in banner
+    assert after > before + 1

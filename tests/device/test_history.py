@@ -8,6 +8,7 @@ import json
 import os
 import pwd
 import shutil
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -216,3 +217,54 @@ def test_a_database_this_user_may_read_but_not_beside_is_listed() -> None:
         assert run_unprivileged(run) == [0, [f"#{open_game}", f"#{won}"]]
     finally:
         shutil.rmtree(where)
+
+
+NOT_UTF8, NOT_UTF8_TEXT = "x'ff7b7d'", "CAST(x'ff7b7d' AS TEXT)"
+DEEP = "printf('%.*c', 100000, '[') || printf('%.*c', 100000, ']')"
+DIGITS = "'{\"slap_timeout_s\":1' || printf('%.*c', 5000, '0') || '}'"
+
+
+HOSTILE = {"not UTF-8": NOT_UTF8, "not UTF-8 as text": NOT_UTF8_TEXT,
+           "nested 100000 deep": DEEP, "a 5000-digit number": DIGITS}
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    pytest.param(column, value, id=f"{column}-{name}")
+    for column in ("options", "seat_kinds", "records.data", "game", "started_at")
+    for name, value in HOSTILE.items()
+    if column not in ("game", "started_at") or "UTF-8" in name  # plain text: any is a name
+])
+def test_a_game_whose_stored_value_does_not_decode_is_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, value: str) -> None:
+    """A value no decoding takes in one game's row or in its record's data: that game is
+    skipped (one log line naming it), the other is listed, and the exit status is 0."""
+    won, open_game = fill(tmp_path)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    if column == "records.data":
+        conn.execute(f"UPDATE records SET data = {value}, action = NULL, decision = 'window' "
+                     "WHERE game_id = ?", (open_game,))
+    else:
+        conn.execute(f"UPDATE games SET {column} = {value} WHERE id = ?", (open_game,))
+    conn.commit()
+    conn.close()
+    assert main(["--state-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out if line.startswith("#")] == [f"#{won}"]
+
+
+def test_a_database_whose_only_game_is_skipped_does_not_say_no_games(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The one game's row does not read: it is skipped, and the last line counts it
+    instead of saying there are no games."""
+    with GameDB.open(tmp_path) as db:
+        db.new_game(HEADER, started_at="2026-12-01T20:00:00Z")
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("UPDATE games SET options = '{bad'")
+    conn.commit()
+    conn.close()
+    assert main(["--state-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"no other games in {tmp_path / DB_NAME} (1 skipped: its row does not read)"]
+    assert main(["--state-dir", str(tmp_path), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["games"] == [] and got["skipped"] == 1

@@ -146,6 +146,19 @@ def test_cut_back_drops_the_records_after_the_kept_ones(tmp_path: Path) -> None:
         assert db.game(game_id).records == (*RECORDS[:3], ActionRecord("timeout"))
 
 
+def test_cut_back_keeps_the_first_records_in_order_when_a_seq_is_missing(
+    tmp_path: Path
+) -> None:
+    """A record deleted from the middle (seq 1 gone): cut_back(k) still keeps the first k
+    records the game reads, not those numbered below k."""
+    with GameDB.open(tmp_path) as db:
+        game_id = stored(db)
+        db._c.execute("DELETE FROM records WHERE game_id = ? AND seq = 1", (game_id,))
+        readable = db.game(game_id).records
+        db.cut_back(game_id, 3)
+        assert db.game(game_id).records == readable[:3]
+
+
 def test_old_finished_games_are_pruned_unfinished_never(tmp_path: Path) -> None:
     """Finished games beyond the newest ``keep`` go (records and slaps with them); an
     unfinished game stays however old it is, so the state directory stays bounded."""
@@ -608,6 +621,31 @@ def test_an_empty_database_file_is_rebuilt_from_its_wal(tmp_path: Path) -> None:
     assert kept.read_bytes() == wal
     assert notice == (f"Game database was empty (0 bytes): rebuilt from its -wal file "
                       f"(1 game); kept as {kept.name.removesuffix('-wal')}")
+
+
+@pytest.mark.parametrize("shm", [True, False], ids=["with -shm", "without -shm"])
+def test_a_missing_database_file_is_rebuilt_from_its_wal(tmp_path: Path, shm: bool) -> None:
+    """partytable.db gone but its -wal file (holding every committed page) still there,
+    with or without the -shm: the game is rebuilt from the WAL (SQLite alone would start
+    a new database and delete that WAL), the WAL is kept under another name, and the
+    notice says what happened."""
+    db = GameDB.open(tmp_path)
+    game_id = stored(db)
+    wal = (tmp_path / f"{DB_NAME}-wal").read_bytes()
+    db.close()
+    (tmp_path / DB_NAME).unlink()
+    (tmp_path / f"{DB_NAME}-wal").write_bytes(wal)
+    if shm:
+        (tmp_path / f"{DB_NAME}-shm").write_bytes(bytes(32768))
+    with GameDB.open(tmp_path) as db:
+        game = db.unfinished()
+        assert db.integrity() == "ok"
+        (notice,) = db.notices
+    assert game is not None and game.id == game_id and game.records == RECORDS
+    (kept,) = tmp_path.glob(f"{DB_NAME}.missing-*-wal")
+    assert kept.read_bytes() == wal
+    assert notice == (f"Game database file was missing: rebuilt from its -wal file "
+                      f"(1 game); kept as {kept.name}")
 
 
 def test_an_empty_database_whose_wal_is_not_whole_is_kept_and_started_afresh(

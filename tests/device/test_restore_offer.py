@@ -25,7 +25,7 @@ from drivers.table_display import TableDisplay
 
 MS = 1_000_000
 S = 1_000_000_000
-DAMAGED = "Last game could not be restored: its record is damaged"
+DAMAGED = "Last game not restored: its record is damaged"
 """The TV's line for an unfinished game whose row in the database does not read."""
 
 
@@ -92,7 +92,7 @@ def test_a_damaged_game_row_is_marked_and_named_on_the_tv_once(
     value: str
 ) -> None:
     """The unfinished game's row does not read (options that are not JSON, seats that are
-    not a number): the TV says the last game could not be restored and why, the game is
+    not a number): the TV says the last game is not restored and why, the game is
     marked (abandoned, the reason in its summary) and kept, and the next start neither
     tries it again nor says it again."""
     cut_game(display, tmp_path)
@@ -115,6 +115,140 @@ def test_a_damaged_game_row_is_marked_and_named_on_the_tv_once(
     assert DAMAGED not in third.model(display.clock.now_ns()).banner
     assert "damaged" not in caplog.text and "game 1 " not in caplog.text
     third.close()
+
+
+HOSTILE = {
+    "not UTF-8": "x'ff7b7d'",
+    "not UTF-8 as text": "CAST(x'ff7b7d' AS TEXT)",
+    "nested 100000 deep": "printf('%.*c', 100000, '[') || printf('%.*c', 100000, ']')",
+    "a 5000-digit number": "'{\"slap_timeout_s\":1' || printf('%.*c', 5000, '0') || '}'",
+}
+"""SQL expressions for stored values no JSON or text decoding takes: each is a damaged row."""
+
+HOSTILE_PLACES = {
+    "games.options": "UPDATE games SET options = {} WHERE outcome IS NULL",
+    "games.seats": "UPDATE games SET seats = {} WHERE outcome IS NULL",
+    "games.seat_kinds": "UPDATE games SET seat_kinds = {} WHERE outcome IS NULL",
+    "records.data": "UPDATE records SET data = {} WHERE game_id = 1 AND seq = 0",
+}
+
+
+@pytest.mark.parametrize("value", list(HOSTILE.values()), ids=list(HOSTILE))
+@pytest.mark.parametrize("place", list(HOSTILE_PLACES.values()), ids=list(HOSTILE_PLACES))
+def test_a_stored_value_that_does_not_decode_is_a_damaged_row(
+    display: TableDisplay, tmp_path: Path, place: str, value: str
+) -> None:
+    """Bytes that are not UTF-8, JSON nested past the parser's depth, a number past the
+    digit limit, in the unfinished game's row or its first record: the console starts,
+    names the game on the TV as damaged and marks it abandoned, so it is not tried
+    again."""
+    cut_game(display, tmp_path)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute(place.format(value))
+    conn.commit()
+    conn.close()
+    second = console_on(display, tmp_path, [])
+    assert DAMAGED in second.model(display.clock.now_ns()).banner
+    second.close()
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    outcome, = conn.execute("SELECT outcome FROM games WHERE id = 1").fetchone()
+    conn.close()
+    assert outcome == "abandoned"
+
+
+def test_a_game_of_more_seats_than_the_console_has_is_named_once_and_marked(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """A 3-seat game cut short, resumed on a 2-seat console: the TV says the last game had
+    3 seats and is not restored, the game is marked abandoned (the reason in its
+    summary), and the next start neither tries it nor says it again."""
+    from device.console import Console, make_seats
+    from device.events import FakeQueue
+    from device.present import TablePresenter
+    from drivers.clock import FakeClock
+    from drivers.hand_display import open_hand_display
+
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    first = Console(
+        clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display, motion=False),
+        seats=make_seats([open_hand_display(s, "dummy") for s in range(3)]),
+        choices=LobbyChoices(game="right-on-time", kinds=("computer",) * 3),
+        game_seed=4, state_dir=tmp_path, on_game_over=lambda record: None, skip_lobby=True,
+        resume=True)
+    first.start()
+    while first.record is not None and len(first.record.actions) < 6:
+        first.step()
+    first.close()
+    second = console_on(display, tmp_path, [])
+    said = "Last game had 3 seats: not restored"
+    assert said in second.model(display.clock.now_ns()).banner
+    second.close()
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    outcome, summary = conn.execute("SELECT outcome, summary FROM games WHERE id = 1").fetchone()
+    conn.close()
+    assert outcome == "abandoned" and "not_resumed" in json.loads(summary)
+    third = console_on(display, tmp_path, [])
+    assert said not in third.model(display.clock.now_ns()).banner
+    third.close()
+
+
+def test_a_replay_cut_short_says_how_many_actions_could_not_be_read(
+    display: TableDisplay, tmp_path: Path
+) -> None:
+    """The fourth stored action is one the engine refuses: the game is restored after 3
+    actions and the TV says how many of the stored actions after them could not be
+    read."""
+    actions = cut_game(display, tmp_path, 10)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    seqs = [seq for (seq,) in conn.execute(
+        "SELECT seq FROM records WHERE game_id = 1 AND action IS NOT NULL ORDER BY seq")]
+    conn.execute("UPDATE records SET action = 'not an action' WHERE game_id = 1 AND seq = ?",
+                 (seqs[3],))
+    conn.commit()
+    conn.close()
+    second = console_on(display, tmp_path, [])
+    banner = second.model(display.clock.now_ns()).banner
+    second.close()
+    assert f"Restored after 3 actions; {len(actions) - 3} could not be read" in banner
+
+
+def test_a_notice_of_opening_the_database_is_logged_once(
+    display: TableDisplay, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An empty database file at the start: its notice is on the TV and in the log once."""
+    (tmp_path / DB_NAME).write_bytes(b"")
+    with caplog.at_level("INFO", logger="partytable"):
+        console = console_on(display, tmp_path, [])
+    said = "Game database was empty (0 bytes): a new one is started"
+    assert said in console.model(display.clock.now_ns()).banner
+    console.close()
+    assert caplog.text.count(said) == 1
+
+
+def test_a_damaged_row_that_cannot_be_marked_is_not_logged_as_marked(
+    display: TableDisplay, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unfinished game's row does not read and the card refuses the mark: the TV
+    names the game as damaged, and the log says it stays unfinished, never that it was
+    marked."""
+    cut_game(display, tmp_path)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("UPDATE games SET options = '{bad'")
+    conn.commit()
+    conn.close()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise journal.StateError(f"{tmp_path / DB_NAME}: attempt to write a readonly database")
+
+    monkeypatch.setattr(GameDB, "end_game", refuse)
+    with caplog.at_level("INFO", logger="partytable"):
+        console = console_on(display, tmp_path, [])
+    assert DAMAGED in console.model(display.clock.now_ns()).banner
+    console.close()
+    assert "marked abandoned" not in caplog.text
+    assert "stays unfinished" in caplog.text
 
 
 def test_a_game_cut_between_its_last_action_and_its_end_mark_shows_its_result(
@@ -180,3 +314,20 @@ def test_tonights_board_goes_on_after_a_power_cut_when_the_party_takes_the_game_
     second.close()
     won = {"Games won": f"{seat_name(done[0].winner)}: 1"} if answer else {}
     assert {k: v for k, v in rows.items() if k == "Games won"} == won
+
+
+def test_the_game_databases_tv_lines_fit_the_banner_whole() -> None:
+    """Each line the game database puts on the TV (a game not restored, games not saved
+    for a refused write or a database in use) fits the banner whole at its smallest text
+    size, so the reason is never cut off with "..."."""
+    from device.render.layout import BANNER
+    from device.render.text import Typesetter
+    from device.session import IN_USE, NOT_RESTORED, REFUSES
+
+    width = BANNER.width - 140  # BannerSpec.paint: the text beside the warning mark
+    lines = [DAMAGED, f"{NOT_RESTORED}: database cannot be read",
+             "Last game had 6 seats: not restored",
+             "Restored after 999 actions; 999 could not be read",
+             f"Games are not saved: {REFUSES}", f"Games are not saved: {IN_USE}"]
+    for line in lines:
+        assert Typesetter().truncate(line, 44, width) == line
