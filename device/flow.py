@@ -29,11 +29,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from device.arbiter import LogEntry, SlapDecision, Verdict
+from device.atomic_file import write_atomic
 from device.attract import DEMO_HINT, AttractMode
+from device.game_records import JournalError
 from device.games import GamePlugin, get_plugin
 from device.hand_ui import Key
 from device.howto import HowtoBook, HowtoScreen
-from device.journal import JournalError, StateError, write_atomic
+from device.journal import StateError
 from device.leaderboard import CLEAR_QUESTION, CLEARED, TonightsBoard
 from device.lobby import Lobby, LobbyChoices
 from device.menu import MENU_KEY, MenuChoice, SeatMenu

@@ -64,14 +64,13 @@ is decoded by one function (:func:`_decoded`, :func:`_text`): bytes that are not
 JSON nested past the parser's depth, a number past Python's digit limit, a value of the
 wrong type are a damaged row (:class:`JournalError`), never another exception.
 
-:func:`write_atomic` replaces small files (the lobby's remembered choices) with old-or-new
-semantics.
+Beside it: the record types (``device.game_records``), the old journal's reader
+(``device.legacy_journal``) and ``lobby.json``'s atomic write (``device.atomic_file``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import glob
 import json
 import logging
 import os
@@ -82,15 +81,22 @@ import stat
 import tempfile
 import time
 import urllib.parse
-import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from device.atomic_file import fsync_dir
+from device.game_records import (
+    ActionRecord,
+    DecisionRecord,
+    JournalError,
+    JournalHeader,
+    Record,
+)
+from device.legacy_journal import read_legacy
 from drivers.closing import ClosesOnExit
-from drivers.values import is_int
-from engine.core import OptionValue, Seat
+from engine.core import Seat
 
 log = logging.getLogger("partytable")
 
@@ -118,15 +124,6 @@ it fails and is retried with the next record: never long enough to stall the loo
 
 KEEP_GAMES = 200
 """Finished games kept; older ones are pruned at start-up and after every game."""
-
-FORMAT_NAME = "partytable"
-"""The legacy journal header's ``"journal"`` field."""
-
-FORMAT_VERSION = 1
-"""The legacy journal header's ``"version"`` field."""
-
-StrPath = str | os.PathLike[str]
-"""A file path as ``open`` takes it."""
 
 _SCHEMA = """
 CREATE TABLE games(
@@ -197,139 +194,6 @@ SLAP_MS_MAX = 60_000
 """The slowest reaction (ms) tonight's leaderboard believes; a slap row above it, at or
 below 0 ms, or not a number is damaged and skipped (only that row: the seat's other slaps
 still count)."""
-
-
-class JournalError(ValueError):
-    """A journal that cannot be read (a missing, torn or corrupt header: the message names
-    the file and line 1) or a record that cannot be written (not JSON, a closed journal).
-    ``str(err)`` is one line."""
-
-
-@dataclass(frozen=True)
-class JournalHeader:
-    """What starts a game: ``game`` (registry name, e.g. ``"riiing"``), ``seats`` (>= 1),
-    ``seed`` (the position's shuffle seed), ``options`` (rule options, name -> int, bool or
-    str), ``first`` (the seat that opens, 0..seats-1), ``device_seed`` (seed of the device
-    RNG: ties, computer players), ``seat_kinds`` (one word per seat, e.g. ``"human"``,
-    ``"computer"``) and ``strengths`` (one word per seat for its computer player, e.g.
-    ``"hard"``; ``()``: every one the default).  Raises :class:`JournalError` naming the first
-    bad field."""
-
-    game: str
-    seats: int
-    seed: int
-    options: Mapping[str, OptionValue]
-    first: Seat
-    device_seed: int
-    seat_kinds: tuple[str, ...]
-    strengths: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        def whole(name: str, value: object) -> int:
-            if not is_int(value):
-                raise JournalError(f"journal header: {name} must be an integer, got {value!r}")
-            return value
-
-        if not isinstance(self.game, str) or not self.game:
-            raise JournalError(f"journal header: game must be a name, got {self.game!r}")
-        if whole("seats", self.seats) < 1:
-            raise JournalError(f"journal header: seats must be at least 1, got {self.seats}")
-        whole("seed", self.seed)
-        whole("device_seed", self.device_seed)
-        if not 0 <= whole("first", self.first) < self.seats:
-            raise JournalError(
-                f"journal header: first must be a seat 0..{self.seats - 1}, got {self.first}"
-            )
-        if not isinstance(self.options, Mapping):
-            raise JournalError(f"journal header: options must be an object, got {self.options!r}")
-        for key, value in self.options.items():
-            if not isinstance(key, str) or not isinstance(value, int | str):
-                raise JournalError(
-                    f"journal header: option {key!r} must be a number, true/false or text, "
-                    f"got {value!r}"
-                )
-        kinds = self.seat_kinds
-        if (
-            not isinstance(kinds, tuple)
-            or len(kinds) != self.seats
-            or not all(isinstance(k, str) and k for k in kinds)
-        ):
-            raise JournalError(
-                f"journal header: seat_kinds must be {self.seats} words, one per seat, "
-                f"got {kinds!r}"
-            )
-        strengths = self.strengths
-        if not isinstance(strengths, tuple) or (
-                strengths and (len(strengths) != self.seats
-                               or not all(isinstance(k, str) for k in strengths))):
-            raise JournalError(
-                f"journal header: strengths must be {self.seats} words or none, got "
-                f"{strengths!r}")
-        object.__setattr__(self, "options", dict(self.options))
-
-    def to_json(self) -> dict[str, Any]:
-        """The header line's JSON object, ``"journal"`` and ``"version"`` included."""
-        return {
-            "journal": FORMAT_NAME,
-            "version": FORMAT_VERSION,
-            "game": self.game,
-            "seats": self.seats,
-            "seed": self.seed,
-            "options": dict(self.options),
-            "first": self.first,
-            "device_seed": self.device_seed,
-            "seat_kinds": list(self.seat_kinds),
-        }
-
-    @classmethod
-    def from_json(cls, obj: object) -> JournalHeader:
-        """Read :meth:`to_json`'s object; raises :class:`JournalError` naming what is wrong
-        (not a partytable journal, another version, a missing or bad field)."""
-        if not isinstance(obj, dict) or obj.get("journal") != FORMAT_NAME:
-            raise JournalError("not a partytable journal header")
-        if obj.get("version") != FORMAT_VERSION:
-            raise JournalError(
-                f"journal version {obj.get('version')!r} is not supported "
-                f"(this device reads {FORMAT_VERSION})"
-            )
-        names = ("game", "seats", "seed", "options", "first", "device_seed", "seat_kinds")
-        missing = [n for n in names if n not in obj]
-        if missing:
-            raise JournalError(f"journal header: {missing[0]} is missing")
-        kinds = obj["seat_kinds"]
-        fields: dict[str, Any] = {n: obj[n] for n in names}
-        fields["seat_kinds"] = tuple(kinds) if isinstance(kinds, list) else kinds
-        return cls(**fields)
-
-
-@dataclass(frozen=True)
-class ActionRecord:
-    """An engine action the device applied, in notation (``"play 5C/>"``, ``"slap 3"``,
-    ``"timeout"``, ``"falseslap 1"``)."""
-
-    action: str
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"action": <text>}``."""
-        return {"action": self.action}
-
-
-@dataclass(frozen=True)
-class DecisionRecord:
-    """A device decision: ``kind`` (e.g. ``"slap"`` with ``SlapDecision.to_json()`` as
-    ``data``, ``"stuck"``, ``"race"``) and ``data``, a JSON object (tuples read back as
-    lists)."""
-
-    kind: str
-    data: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"decision": <kind>, "data": {...}}``."""
-        return {"decision": self.kind, "data": dict(self.data)}
-
-
-Record = ActionRecord | DecisionRecord
-"""One line after the header."""
 
 
 class StateError(OSError):
@@ -840,7 +704,7 @@ class GameDB(ClosesOnExit):
             notice else ".not-carried-over"
         try:
             os.replace(legacy, legacy.with_name(legacy.name + done))
-            _fsync_dir(legacy.parent)
+            fsync_dir(legacy.parent)
         except OSError as err:
             log.error("cannot rename %s after carrying it over: %s", legacy, err)
         return notice
@@ -1222,7 +1086,7 @@ def _move_aside(path: Path, tag: str) -> Path:
             os.replace(extra, aside.with_name(aside.name + suffix))
     if path.exists() or path.is_symlink():  # a missing database keeps its -wal/-shm only
         os.replace(path, aside)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return aside
 
 
@@ -1325,7 +1189,7 @@ def _rebuild_from_wal(aside: Path, path: Path) -> int:
                 dst.close()
         finally:
             src.close()
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return games
 
 
@@ -1419,93 +1283,3 @@ def _stored(row: Sequence[Any], records: Sequence[Sequence[Any]]) -> StoredGame:
                       None if ended_text is None else str(ended_text),
                       _text(outcome, f"{where}: outcome"),
                       winner if isinstance(winner, int) else None)
-
-
-def read_legacy(path: Path) -> tuple[JournalHeader, list[Record], str | None]:
-    """Read an old JSON-lines journal (``<crc32 hex>\\t<json>\\n`` per line, line 1 the
-    header): the header, the good records up to the first torn or corrupt line, and that
-    line's one-line problem (or ``None``).  Raises :class:`JournalError` for a bad header,
-    ``OSError`` when it cannot be read."""
-    data = path.read_bytes()[: 16 * 1024 * 1024]
-    lines = data.split(b"\n")
-    if len(lines) < 2:
-        raise JournalError(f"{path.name} line 1: header line is torn or missing")
-    try:
-        header = JournalHeader.from_json(_decode_line(lines[0]))
-    except JournalError as err:
-        raise JournalError(f"{path.name} line 1: {err}") from None
-    records: list[Record] = []
-    for number, raw in enumerate(lines[1:-1], start=2):
-        try:
-            records.append(_record_from_json(_decode_line(raw)))
-        except JournalError as err:
-            return header, records, f"{path.name} line {number}: {err}"
-    return header, records, None if not lines[-1] else f"{path.name}: torn last line"
-
-
-def write_atomic(path: StrPath, text: str) -> None:
-    """Replace the file at ``path`` with ``text`` (UTF-8) so that after a power cut it holds
-    either the old content or the new, never a mix: write a temporary file in the same
-    directory, fsync it, ``os.replace`` it over ``path``, fsync the directory.  The
-    temporary file is removed if anything fails, and one a power cut left is removed at the
-    next call.  Raises ``OSError``."""
-    _replace_bytes(Path(path), text.encode("utf-8"))
-
-
-def _replace_bytes(path: Path, data: bytes) -> None:
-    """Atomically replace ``path`` with ``data`` (see :func:`write_atomic`); temporary
-    files a power cut left behind by earlier calls are removed first, so they never pile
-    up (there is one writer: the console)."""
-    directory = path.parent
-    for stale in directory.glob(f".{glob.escape(path.name)}.*.tmp"):
-        with contextlib.suppress(OSError):
-            stale.unlink()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(directory)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """fsync a directory so a new or renamed entry in it survives a power cut."""
-    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _decode_line(raw: bytes) -> object:
-    """The JSON value of one line (without its newline); JournalError saying what is bad."""
-    crc, tab, body = raw[:8], raw[8:9], raw[9:]
-    if tab != b"\t":
-        raise JournalError("not a journal line (no checksum field)")
-    if crc != b"%08x" % zlib.crc32(body):
-        raise JournalError("checksum mismatch (corrupt line)")
-    try:
-        value: object = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise JournalError(f"unreadable JSON ({err})") from None
-    return value
-
-
-def _record_from_json(obj: object) -> Record:
-    """An :class:`ActionRecord` or :class:`DecisionRecord`; JournalError if neither."""
-    if isinstance(obj, dict):
-        if set(obj) == {"action"} and isinstance(obj["action"], str):
-            return ActionRecord(obj["action"])
-        if (
-            set(obj) == {"decision", "data"}
-            and isinstance(obj["decision"], str)
-            and isinstance(obj["data"], dict)
-        ):
-            return DecisionRecord(obj["decision"], obj["data"])
-    raise JournalError("not an action or decision record")

@@ -24,17 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from device.arbiter import SlapDecision
+from device.game_records import ActionRecord, DecisionRecord, JournalError, JournalHeader, Record
 from device.games import PLUGINS, GamePlugin
-from device.journal import (
-    ActionRecord,
-    DecisionRecord,
-    GameDB,
-    JournalError,
-    JournalHeader,
-    Record,
-    SlapRow,
-    StateError,
-)
+from device.journal import GameDB, SlapRow, StateError
 from device.seats import SeatKind
 from device.slap_race import RaceTiming, computer_reaction_ns
 from engine.core import Bot, EngineError, Event, OptionValue, Seat, observes, tell_observers

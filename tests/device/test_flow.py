@@ -29,8 +29,9 @@ from device.events import (
     Wake,
 )
 from device.flow import Timing
+from device.game_records import ActionRecord
 from device.games import get_plugin
-from device.journal import DB_NAME, ActionRecord, GameDB, StateError, open_read_only
+from device.journal import DB_NAME, GameDB, StateError, open_read_only
 from device.lobby import LobbyChoices, load_choices
 from device.loop import Loop
 from device.phase import Phase

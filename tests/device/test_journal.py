@@ -17,22 +17,18 @@ import pytest
 from card_helpers import hand_over, run_unprivileged
 
 from device.arbiter import SlapArbiter
+from device.atomic_file import write_atomic
+from device.game_records import ActionRecord, DecisionRecord, JournalError, JournalHeader, Record
 from device.journal import (
     DB_NAME,
     KEEP_GAMES,
     SCHEMA_VERSION,
-    ActionRecord,
-    DecisionRecord,
     GameDB,
-    JournalError,
-    JournalHeader,
-    Record,
     SlapRow,
     StateError,
     boot_id,
     open_read_only,
     utc_now,
-    write_atomic,
 )
 from device.session import GameStore
 
