@@ -219,9 +219,10 @@ def test_a_restarted_emulated_handheld_is_a_new_power_up_and_its_keys_count() ->
         link.close()
 
 
-def test_the_emulators_terminal_acts_on_every_key_line_of_one_write() -> None:
-    """``python -m device emulate-handheld`` reading its keys from a pipe: three key lines
-    arriving in one write ("l", "r", "s") are three key presses at the console, in order."""
+def emulator_keys(handheld_id: str, typed: bytes, count: int, timeout_s: float) -> list[str]:
+    """Run ``python -m device emulate-handheld --id handheld_id`` with its terminal on a
+    pipe, connect the Pi side's real serial link to it, write ``typed`` in ONE write and
+    return the keys of the first ``count`` presses the console gets (repeats left out)."""
     import subprocess
     import sys
     import threading
@@ -231,7 +232,7 @@ def test_the_emulators_terminal_acts_on_every_key_line_of_one_write() -> None:
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
     proc = subprocess.Popen([sys.executable, "-m", "device", "emulate-handheld", "--id",
-                             "stdin-1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             handheld_id], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=root, env=env)
     presses: list[KeyPress] = []
     got = threading.Condition()
@@ -253,65 +254,30 @@ def test_the_emulators_terminal_acts_on_every_key_line_of_one_write() -> None:
         while not handhelds.connected(0):
             assert time.monotonic() < end, "the emulated handheld never connected"
             time.sleep(0.01)
-        proc.stdin.write(b"l\nr\ns\n")  # one write: all three lines arrive together
+        proc.stdin.write(typed)
         proc.stdin.flush()
         with got:
-            got.wait_for(lambda: len(presses) >= 3, timeout=5)
-            keys = [e.key for e in presses]
-        assert keys == ["left", "right", "select"]
+            got.wait_for(lambda: len(presses) >= count, timeout=timeout_s)
+            return [e.key for e in presses]
     finally:
         if handhelds is not None:
             handhelds.close()
         proc.terminate()
         proc.wait(10)
+
+
+def test_the_emulators_terminal_acts_on_every_key_line_of_one_write() -> None:
+    """``python -m device emulate-handheld`` reading its keys from a pipe: three key lines
+    arriving in one write ("l", "r", "s") are three key presses at the console, in order."""
+    assert emulator_keys("stdin-1", b"l\nr\ns\n", 3, 5) == ["left", "right", "select"]
 
 
 def test_the_emulators_terminal_presses_every_key_of_a_long_burst() -> None:
     """200 key lines in one write and one line of 300 keys, more than the handheld's
     32-event KEY queue holds: the emulator stops reading its terminal until the console
     has acknowledged keys, so every key arrives, in order, none dropped."""
-    import subprocess
-    import sys
-    import threading
-
-    from drivers.serial_handheld import SerialHandhelds
-
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    proc = subprocess.Popen([sys.executable, "-m", "device", "emulate-handheld", "--id",
-                             "burst-1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=root, env=env)
-    presses: list[KeyPress] = []
-    got = threading.Condition()
-
-    def post(event: object) -> None:
-        with got:
-            if isinstance(event, KeyPress) and not event.repeat:
-                presses.append(event)
-            got.notify_all()
-
-    handhelds = None
     want = ["left"] * 200 + ["right", "select"] * 150
-    try:
-        assert proc.stdout is not None and proc.stdin is not None
-        first = proc.stdout.readline().decode()
-        path = first.split(" on ", 1)[1].split(" ", 1)[0]
-        handhelds = SerialHandhelds({0: path}, post=post, ports=lambda: [path])
-        end = time.monotonic() + 10
-        while not handhelds.connected(0):
-            assert time.monotonic() < end, "the emulated handheld never connected"
-            time.sleep(0.01)
-        proc.stdin.write(b"l\n" * 200 + b"rs" * 150 + b"\n")
-        proc.stdin.flush()
-        with got:
-            got.wait_for(lambda: len(presses) >= len(want), timeout=60)
-            keys = [e.key for e in presses]
-        assert keys == want
-    finally:
-        if handhelds is not None:
-            handhelds.close()
-        proc.terminate()
-        proc.wait(10)
+    assert emulator_keys("burst-1", b"l\n" * 200 + b"rs" * 150 + b"\n", len(want), 60) == want
 
 
 def test_keys_typed_past_the_key_queue_wait_and_none_is_dropped() -> None:
