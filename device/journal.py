@@ -1248,8 +1248,20 @@ def _decoded(value: object, what: str) -> Any:
     except JournalError:
         raise
     except (ValueError, RecursionError, TypeError, OverflowError) as err:
-        reason = str(err).splitlines()[0][:80] if str(err) else type(err).__name__
+        reason = _clip(str(err).splitlines()[0]) if str(err) else type(err).__name__
         raise JournalError(f"{what} unreadable ({reason})") from None
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """``text`` cut to at most ``limit`` characters at a word's end, ``...`` after a cut.
+
+    >>> _clip("Exceeds the limit (4300 digits) for integer string conversion", 40)
+    'Exceeds the limit (4300 digits) for...'
+    """
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 3]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "..."
 
 
 def _stored(row: Sequence[Any], records: Sequence[Sequence[Any]]) -> StoredGame:
