@@ -184,12 +184,13 @@ def test_spike_trains_alone_never_count(pin_factory: Any, spikes: list[Interval]
 def test_a_lone_misread_edge_decided_by_its_release_is_not_a_slap(pin_factory: Any) -> None:
     """A press whose only event says "released" (its bounce edges lost), held 50 ms, the
     loop first looking 60 ms later: decided from the edges, not a press (EdgeDebouncer,
-    "A lone edge ..."); the same press with the loop on time is read on the line: one
-    Press at its edge."""
+    "A lone edge ..."); the same press with the loop on time is read on the line (twice,
+    1 ms apart): one Press at its edge."""
     events: list[object] = []
     with SlapButtons({0: 17}, events.append) as on_time:
         edge(pin_factory, 17, True, T, reads=False)
         on_time.settle(T + 1 * MS)  # the check: the line is read, pressed
+        on_time.settle(T + 2 * MS)  # and read again: still pressed
     assert events == [Press(0, T)]
     pin_factory.reset()
     events.clear()
