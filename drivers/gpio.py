@@ -331,9 +331,22 @@ class EdgeDebouncer:
     :meth:`settle` reads the line and compares it with the edges seen (an odd number of
     them: the line ended pressed):
 
-    - pressed, and the edges agree: the press is reported, stamped at the candidate's
+    - pressed, and the edges agree: the line is read again ``confirm_ns`` later; a
+      callback in between starts the check over (an edge stamped after the check was due
+      decides, below); still pressed, the press is reported, stamped at the candidate's
       first edge but no earlier than ``bounce_ns`` before its *last* edge (below), and its
-      lockout runs as for any accepted edge (from that stamp, on after its last bounce);
+      lockout runs as for any accepted edge (from that stamp, on after its last bounce).
+      One reading is not enough when the callbacks come late: the check, ``confirm_ns``
+      after the last edge *delivered*, can fall inside a later spike whose edges are
+      still on their way, and agree with the edges seen.  With callbacks D late (in
+      order, as lgpio delivers one line's events) the first reading, at the last
+      delivered edge e plus ``confirm_ns`` (or later: a late look waits), proves no edge
+      in (e, e + ``confirm_ns`` - D); a second one ``confirm_ns`` later with no callback
+      in between proves none up to e + 2 ``confirm_ns`` - D, over ``confirm_ns`` for any
+      D < ``confirm_ns``; for D >= ``confirm_ns`` the late look's wait already proves the
+      whole ``confirm_ns``.  So the line was held low ``confirm_ns`` after e: no spike
+      shorter than that is a press.  The press reaches its owner ``confirm_ns`` later;
+      its stamp is unchanged;
     - released, and the edges agree (or their last level says released): a glitch -- a
       spike of static or motor noise.  Nothing is reported, the belief stays released,
       and its late callbacks are part of the reading;
@@ -341,7 +354,8 @@ class EdgeDebouncer:
       that the device loop checked late, or a press right after a glitch) or was lost.
       The check waits up to ``lockout_ns`` for it; an edge stamped after the check was
       due then decides as below, else the reading does (a pressed line no edge explains
-      is a press stamped when read: late, never early).
+      is a press stamped when first read, confirmed by a second reading as above: late,
+      never early).
 
     A first look that comes after the check was due (the loop or the callbacks were late)
     waits ``confirm_ns`` more, so the rest of the burst's callbacks arrive before the line
@@ -402,8 +416,10 @@ class EdgeDebouncer:
     ([], [], 106)
     >>> c.settle(106, level=False)  # the line is released at the check: a glitch
     []
-    >>> c.edge(True, 200), c.settle(205, level=True)  # still pressed: stamped at its edge
-    ([], [(True, 200)])
+    >>> c.edge(True, 200), c.settle(205, level=True)  # pressed: read again 5 later
+    ([], [])
+    >>> c.deadline_ns(), c.settle(210, level=True)  # still pressed: stamped at its edge
+    (210, [(True, 200)])
     """
 
     lockout_ns: int
@@ -421,6 +437,7 @@ class EdgeDebouncer:
     _edges: int = 0
     _looked: bool = False
     _waited: bool = False
+    _held_ns: int | None = None
 
     @property
     def waiting(self) -> bool:
@@ -449,6 +466,7 @@ class EdgeDebouncer:
                 # edges that disagree wait for the missing edge -- and a line whose edges
                 # come late is read only once they have stopped coming
                 self._looked, self._waited, self._defer_ns = False, False, None
+                self._held_ns = None
                 return []
             # the check was due and settle() has not run: decide from the edges seen
             decided = self._confirm(self._edges_say_pressed(), stale_before_ns=due)
@@ -468,6 +486,7 @@ class EdgeDebouncer:
             self._candidate_ns, self._last_ns, self._last_level = t_ns, t_ns, level
             self._run_ns = t_ns
             self._edges, self._looked, self._waited, self._defer_ns = 1, False, False, None
+            self._held_ns = None
             return out
         self.down = not self.down
         self._start_ns, self._last_ns, self._last_level = t_ns, t_ns, None
@@ -503,6 +522,7 @@ class EdgeDebouncer:
                     return []
             odd = self._edges % 2 == 1  # the edges seen end where they started, or not
             seen = self._edges_say_pressed() if level is None else level
+            held_ns, self._held_ns = self._held_ns, None  # the first pressed reading's time
             pending = (seen and not odd) or (not seen and self._edges_say_pressed())
             if pending and not self._waited:
                 # the line and the edges disagree: an edge is still on its way (the one
@@ -511,8 +531,15 @@ class EdgeDebouncer:
                 self._waited = True
                 self._defer_ns = now_ns + self.lockout_ns
                 return []
+            if seen and held_ns is None:
+                # pressed: read again confirm_ns later.  A callback in between starts the
+                # check over; so a spike read while its release edge was still on its way
+                # (the callbacks less than confirm_ns late) is not taken for a press
+                self._held_ns = now_ns
+                self._defer_ns = now_ns + self.confirm_ns
+                return []
             if seen and not odd:  # pressed, and no edge came to explain it: late, not early
-                self._candidate_ns = self._last_ns = now_ns
+                self._candidate_ns = self._last_ns = now_ns if held_ns is None else held_ns
                 self._run_ns = None
             # a glitch's own late callbacks are stamped before its check; later ones are new
             decided = self._confirm(seen, stale_before_ns=now_ns if seen else due)
@@ -534,6 +561,7 @@ class EdgeDebouncer:
             self._candidate_ns, self._last_ns, self._last_level = stamp, now_ns, True
             self._run_ns = None
             self._edges, self._looked, self._waited, self._defer_ns = 1, True, False, None
+            self._held_ns = None
             return []
         return self._close(level, stamp, stale_before_ns=now_ns)
 
@@ -541,7 +569,7 @@ class EdgeDebouncer:
         """Distrust the state after a failure at ``t_ns``: start a lockout there, so the
         next :meth:`settle` reads the line and reports what the lost edge changed (stamped
         when read: late, never early)."""
-        self._candidate_ns = self._defer_ns = None
+        self._candidate_ns = self._defer_ns = self._held_ns = None
         self._start_ns, self._last_ns, self._last_level = t_ns, t_ns, None
 
     def deadline_ns(self) -> int | None:
@@ -564,7 +592,7 @@ class EdgeDebouncer:
         bound, class docstring), and run its lockout from there; released, drop it (edges
         stamped before ``stale_before_ns`` are ignored from now on)."""
         candidate, run = self._candidate_ns, self._run_ns
-        self._candidate_ns = self._defer_ns = self._run_ns = None
+        self._candidate_ns = self._defer_ns = self._run_ns = self._held_ns = None
         if candidate is None:
             return []
         if run is not None and self.bounce_ns is not None:

@@ -23,8 +23,11 @@ callbacks run; nothing here reorders them: decide by ``t_ns``.
 
 A press must be confirmed (:data:`DEFAULT_CONFIRM_NS`, 1 ms): its first edge only starts
 a check, ``confirm_ns`` after the burst's last edge, where :meth:`SlapButtons.settle`
-reads the line.  Still pressed: the :class:`Press` is posted, stamped at the first edge
-(the arbiter decides on first-edge times, so confirming costs no fairness) -- but never
+reads the line, and reads it again ``confirm_ns`` later (a callback in between starts the
+check over: with callbacks arriving late, one reading can fall inside a later spike whose
+edges are still on their way).  Still pressed: the :class:`Press` is posted, stamped at
+the first edge (the arbiter decides on first-edge times, so confirming costs no
+fairness) -- but never
 more than :data:`DEFAULT_BOUNCE_NS` (2.5 ms) before the burst's last edge, so a train of
 spikes less than 1 ms apart that runs into a real press cannot move its stamp more than
 2.5 ms earlier than its first contact, and a press that bounces for up to 5 ms is stamped
@@ -94,7 +97,8 @@ few hundred microseconds long; a slap holds the contact for tens of milliseconds
 microswitch's bounce rarely lasts past a few milliseconds (it pushes the check on, it does
 not fail it).  1 ms is twice the longest glitch ``make bench`` drives (500 us) and costs
 the arbiter nothing: the press is still stamped at its first edge and reaches the arbiter
-about 1 ms after it, well inside the slap race's 25 ms settle time.  Longer would only
+about 2 ms after it (the check reads the line twice, 1 ms apart), well inside the slap
+race's 25 ms settle time.  Longer would only
 delay; shorter would let a long ringing burst through."""
 
 
@@ -106,7 +110,7 @@ class Press:
     (no earlier than :data:`DEFAULT_BOUNCE_NS` before the burst's last edge), or -- for a
     press the edges missed and :meth:`SlapButtons.settle` found on the line --
     the end of the lockout in which it happened.  Posted once the press is confirmed
-    (:data:`DEFAULT_CONFIRM_NS` after the burst's last edge, or later), never earlier.
+    (twice :data:`DEFAULT_CONFIRM_NS` after the burst's last edge, or later), never earlier.
     """
 
     seat: int
@@ -203,7 +207,8 @@ class SlapButtons(EdgeButtonGroup[int]):
 
         ``now_ns``: the device clock, ``int`` CLOCK_MONOTONIC nanoseconds (the loop's, never
         read here).  For each seat whose press waits and whose check is due, reads the line:
-        still pressed (and the edges seen agree), posts the :class:`Press` stamped at its
+        pressed (and the edges seen agree), reads it again ``confirm_ns`` later and, still
+        pressed with no callback in between, posts the :class:`Press` stamped at its
         first edge; released, posts nothing (a glitch); when the line and the edges
         disagree, or this first look is late, the check waits for callbacks still on their
         way (:class:`drivers.gpio.EdgeDebouncer`).  For each seat whose lockout

@@ -19,6 +19,9 @@ US = 1_000
 OPEN = 5_000 * MS  # the engine applied the action that shows a reverse (loop clock)
 T0 = OPEN + 17 * MS  # the frame showing it was flipped
 PINS = {0: 17, 1: 27, 2: 22}
+CHECKED = 2 * MS
+"""A press is posted 2 ms after its last edge: the check reads the line 1 ms after it and
+again 1 ms later (drivers.slap.DEFAULT_CONFIRM_NS)."""
 
 
 class Rig:
@@ -43,7 +46,7 @@ class Rig:
 
     def tick(self, now_ns: int) -> None:
         """The loop's clock moves on to ``now_ns``, running the buttons' ticker at every
-        deadline it gave on the way (a press's 1 ms check, a lockout's end)."""
+        deadline it gave on the way (a press's check's two readings, a lockout's end)."""
         while self.due is not None and self.due <= now_ns:
             self.now = max(self.now, self.due)
             self.due = self.buttons.settle(self.now)
@@ -95,17 +98,17 @@ def test_earliest_edge_wins_though_its_callback_ran_last(rig: Rig) -> None:
     arb.engine_window_opened(OPEN)
     arb.flipped(T0)
     rig.edge(2, True, T0 + 212 * MS)
-    rig.tick(T0 + 213 * MS)
-    bounce(rig, 1, T0 + 209 * MS)  # its callbacks reach the loop at T0 + 213 ms
-    rig.tick(T0 + 214 * MS)
-    rig.edge(0, True, T0 + 215 * MS)
-    rig.tick(T0 + 216 * MS)
+    rig.tick(T0 + 212 * MS + CHECKED)
+    bounce(rig, 1, T0 + 209 * MS)  # its callbacks reach the loop at T0 + 214 ms
+    rig.tick(T0 + 216 * MS)  # a late look: read at T0 + 215 ms and T0 + 216 ms
+    rig.edge(0, True, T0 + 217 * MS)
+    rig.tick(T0 + 217 * MS + CHECKED)
     assert rig.events == [
         Press(2, T0 + 212 * MS),
         Press(1, T0 + 209 * MS),
-        Press(0, T0 + 215 * MS),
+        Press(0, T0 + 217 * MS),
     ], "one press per button; the bounce burst is stamped with its first edge"
-    verdicts = rig.feed(T0 + 216 * MS)
+    verdicts = rig.feed(T0 + 217 * MS + CHECKED)
     assert verdicts == [(2, Verdict.CONTENDER), (1, Verdict.CONTENDER), (0, Verdict.CONTENDER)]
     decision = rig.decide()
     assert (decision.seat, decision.reaction_ns, decision.tie) == (1, 209 * MS, False)
@@ -114,7 +117,7 @@ def test_earliest_edge_wins_though_its_callback_ran_last(rig: Rig) -> None:
 def test_bounce_burst_outside_a_window_is_one_false_slap(rig: Rig) -> None:
     """A bouncing press with no window open gives exactly one false slap (RI-6.5)."""
     bounce(rig, 0, OPEN - 400 * MS)
-    assert rig.feed(OPEN - 398 * MS) == [(0, Verdict.FALSE_SLAP)]
+    assert rig.feed(OPEN - 400 * MS + 800 * US + CHECKED) == [(0, Verdict.FALSE_SLAP)]
 
 
 def test_a_10_us_spike_is_neither_a_false_slap_nor_a_win(rig: Rig) -> None:
@@ -130,7 +133,7 @@ def test_a_10_us_spike_is_neither_a_false_slap_nor_a_win(rig: Rig) -> None:
     rig.edge(0, False, T0 + 150 * MS + 10 * US)
     assert rig.feed(T0 + 160 * MS) == []
     rig.edge(2, True, T0 + 240 * MS)
-    assert rig.feed(T0 + 241 * MS) == [(2, Verdict.CONTENDER)]
+    assert rig.feed(T0 + 240 * MS + CHECKED) == [(2, Verdict.CONTENDER)]
     decision = rig.decide()
     assert (decision.seat, decision.reaction_ns) == (2, 240 * MS)
     assert rig.arbiter.stuck == frozenset() and rig.events == []
@@ -142,7 +145,7 @@ def test_button_bouncing_across_t0_cannot_win(rig: Rig) -> None:
     arb.engine_window_opened(OPEN)
     arb.flipped(T0)
     bounce(rig, 2, T0 - 300 * US)
-    assert rig.feed(T0 + 2 * MS) == [(2, Verdict.BEFORE_FLIP)]
+    assert rig.feed(T0 + 500 * US + CHECKED) == [(2, Verdict.BEFORE_FLIP)]
     assert arb.poll(T0 + 500 * MS) is None and not arb.pending
 
 
@@ -156,7 +159,7 @@ def test_held_button_wins_only_after_release_and_fresh_press(rig: Rig) -> None:
     assert arb.poll(T0 + 900 * MS) is None
     rig.edge(0, False, T0 + 950 * MS)
     rig.edge(0, True, T0 + 1_100 * MS)
-    assert rig.feed(T0 + 1_101 * MS) == [(0, Verdict.CONTENDER)]
+    assert rig.feed(T0 + 1_100 * MS + CHECKED) == [(0, Verdict.CONTENDER)]
     assert rig.decide().reaction_ns == 1_100 * MS
 
 
@@ -175,12 +178,12 @@ def test_short_tap_is_not_reported_stuck(rig: Rig) -> None:
 
 
 def win_and_close(rig: Rig, seat: int, t_ns: int) -> tuple[SlapDecision, int]:
-    """``seat``'s edge at ``t_ns`` wins the open window (read 1 ms later); the console
+    """``seat``'s edge at ``t_ns`` wins the open window (posted once checked); the console
     closes the window at the decision.  Returns the decision and the close time."""
     rig.edge(seat, True, t_ns)
-    assert rig.feed(t_ns + MS) == [(seat, Verdict.CONTENDER)]
+    assert rig.feed(t_ns + CHECKED) == [(seat, Verdict.CONTENDER)]
     decision = rig.decide()
-    closed = t_ns + MS + rig.arbiter.settle_ns
+    closed = t_ns + CHECKED + rig.arbiter.settle_ns
     rig.arbiter.window_closed(closed)
     return decision, closed
 
@@ -197,7 +200,7 @@ def test_losing_slapper_after_the_close_is_not_a_false_slap(rig: Rig, after_ms: 
     assert decision.seat == 0
     t = winner + after_ms * MS
     bounce(rig, 1, t)
-    assert rig.feed(max(t + 2 * MS, closed + MS)) == [(1, Verdict.LOSING)]
+    assert rig.feed(max(t + 800 * US + CHECKED, closed + MS)) == [(1, Verdict.LOSING)]
 
 
 def test_losing_press_35_ms_after_the_next_flip_cannot_win_it(rig: Rig) -> None:
@@ -211,10 +214,10 @@ def test_losing_press_35_ms_after_the_next_flip_cannot_win_it(rig: Rig) -> None:
     flip = closed + 17 * MS
     arb.flipped(flip)
     bounce(rig, 1, flip + 35 * MS)
-    assert rig.feed(flip + 37 * MS) == [(1, Verdict.LOSING)]
+    assert rig.feed(flip + 35 * MS + 800 * US + CHECKED) == [(1, Verdict.LOSING)]
     assert not arb.pending
     rig.edge(2, True, flip + 240 * MS)
-    assert rig.feed(flip + 241 * MS) == [(2, Verdict.CONTENDER)]
+    assert rig.feed(flip + 240 * MS + CHECKED) == [(2, Verdict.CONTENDER)]
     decision = rig.decide()
     assert (decision.seat, decision.reaction_ns) == (2, 240 * MS)
 
@@ -226,7 +229,7 @@ def test_earliest_edge_read_after_the_decision_is_logged_with_its_margin(rig: Ri
     arb.engine_window_opened(OPEN)
     arb.flipped(T0)
     rig.edge(2, True, T0 + 260 * MS)
-    assert rig.feed(T0 + 261 * MS) == [(2, Verdict.CONTENDER)]
+    assert rig.feed(T0 + 260 * MS + CHECKED) == [(2, Verdict.CONTENDER)]
     decision = rig.decide()
     rig.edge(1, True, T0 + 250 * MS)
     assert rig.feed(T0 + 280 * MS) == [(1, Verdict.DECIDED)]

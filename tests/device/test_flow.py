@@ -314,7 +314,8 @@ def test_the_simulator_keyboard_drives_buttons_handhelds_and_quit(display: Table
         keys = SimKeyboard(console, factory, queue.post)
         keys(SimKey(pygame.K_2, True, 5 * S))
         assert queue.wait(0) == [Wake()]
-        buttons.settle(5 * S + MS)
+        buttons.settle(5 * S + MS)  # the check reads the line
+        buttons.settle(5 * S + 2 * MS)  # and again: the Press is posted
         keys(SimKey(pygame.K_RIGHT, True, 6 * S))
         keys(SimKey(pygame.K_DELETE, True, 7 * S))
         keys(SimKey(pygame.K_ESCAPE, True, 8 * S))

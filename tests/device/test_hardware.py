@@ -149,9 +149,9 @@ def test_a_held_slap_wakes_the_loop_and_reaches_the_flow_at_its_check(
     rig_parts: dict[str, Any]
 ) -> None:
     """A slap button pressed and held, nothing else happening: its edge wakes the loop
-    (the driver posts a Wake), the loop's ticker checks the line 1 ms later and hands the
-    flow one Press stamped at the edge -- on the fake clock, at that check, not at some
-    later wake-up."""
+    (the driver posts a Wake), the loop's ticker reads the line 1 ms later and again 1 ms
+    after that, and hands the flow one Press stamped at the edge -- on the fake clock, at
+    that second reading, not at some later wake-up."""
     from device.events import Wake
     from drivers.slap import Press
 
@@ -175,7 +175,7 @@ def test_a_held_slap_wakes_the_loop_and_reaches_the_flow_at_its_check(
     queue.post(Wake())
     for _ in range(4):
         console.step()
-    assert seen == [(Press(1, t), t + MS)]
+    assert seen == [(Press(1, t), t + 2 * MS)]
 
 
 def test_the_tv_window_starts_at_the_flip_plus_the_configured_lag(

@@ -36,7 +36,8 @@ from drivers.slap import DEFAULT_LOCKOUT_NS, Press, Release, SlapButtons
 MS = 1_000_000
 US = 1_000
 T = 5_000_000_000  # an arbitrary CLOCK_MONOTONIC time, 5 s after boot
-CONFIRM = 1 * MS  # drivers.slap.DEFAULT_CONFIRM_NS: a press counts once checked then
+CONFIRM = 1 * MS  # drivers.slap.DEFAULT_CONFIRM_NS: a press is first read then
+CHECKED = 2 * CONFIRM  # and posted at the second reading, CONFIRM after the first
 
 
 def tick(slaps: SlapButtons, now_ns: int, until_ns: int) -> int | None:
@@ -57,11 +58,13 @@ def spike(pin_factory: Any, pin: int, t_ns: int, width_ns: int, *, reads: bool |
 
 def test_press_carries_the_edge_tick(pin_factory: Any, events: list[object]) -> None:
     """A press edge posts Press with the edge's own timestamp, not the time it was handled
-    or confirmed (settle() reads the line 1 ms later: still pressed)."""
+    or confirmed (settle() reads the line 1 ms later and 1 ms after that: still pressed)."""
     with SlapButtons({2: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T + 123)
         assert events == []
         slaps.settle(T + 123 + CONFIRM)
+        assert events == []
+        slaps.settle(T + 123 + CHECKED)
         assert events == [Press(2, T + 123)]
         assert slaps.seats == (2,)
 
@@ -160,7 +163,9 @@ def test_press_whose_only_event_says_released_is_a_press(
     the check reads the line, not the event."""
     with SlapButtons({3: 22}, events.append) as slaps:
         edge(pin_factory, 22, True, T, reads=False)
-        assert slaps.settle(T + CONFIRM) == T + DEFAULT_LOCKOUT_NS
+        assert slaps.settle(T + CONFIRM) == T + CHECKED
+        assert events == []
+        assert slaps.settle(T + CHECKED) == T + DEFAULT_LOCKOUT_NS
         assert events == [Press(3, T)]
         assert slaps.settle(T + 40 * MS) is None  # the line is down: nothing to add
     assert events == [Press(3, T)]
@@ -222,7 +227,7 @@ def test_release_found_by_settle_ignores_its_late_callback(
     callback comes after: one Release, stamped when read, and the late event adds nothing."""
     with SlapButtons({0: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
-        slaps.settle(T + CONFIRM)
+        tick(slaps, T + CONFIRM, T + CHECKED)
         edge(pin_factory, 17, False, T + 31 * MS, deliver=False)
         assert slaps.settle(T + 32 * MS) is None
         fire_edge(pin_factory, 17, False, T + 31 * MS)
@@ -236,8 +241,8 @@ def test_press_found_by_settle_is_never_stamped_before_its_edge(
 ) -> None:
     """Released at R; pressed again at R+31 ms with the callback late; settle() reads the
     line at R+33 ms: Press stamped R+33 ms (not the lockout's end, R+30 ms, which would be
-    earlier than the real edge and could steal a window), posted once the 1 ms check
-    agrees, and no phantom pair after."""
+    earlier than the real edge and could steal a window), posted once the check's two
+    readings 1 ms apart agree, and no phantom pair after."""
     release = T + 500 * MS
     with SlapButtons({1: 27}, events.append) as slaps:
         edge(pin_factory, 27, True, T)
@@ -246,7 +251,9 @@ def test_press_found_by_settle_is_never_stamped_before_its_edge(
         assert slaps.settle(release + 33 * MS) == release + 34 * MS
         assert events == [Press(1, T), Release(1, release)]
         fire_edge(pin_factory, 27, True, release + 31 * MS)
-        assert slaps.settle(release + 100 * MS) is None
+        assert slaps.settle(release + 100 * MS) == release + 100 * MS + CONFIRM
+        assert events == [Press(1, T), Release(1, release)]
+        assert slaps.settle(release + 100 * MS + CONFIRM) is None
     assert events == [Press(1, T), Release(1, release), Press(1, release + 33 * MS)]
 
 
@@ -287,16 +294,19 @@ def test_spikes_of_5_to_500_us_are_not_slaps(
 def test_a_held_press_is_posted_once_confirmed_and_stamped_at_its_first_edge(
     pin_factory: Any, events: list[object]
 ) -> None:
-    """A clean press at T: nothing before the check at T + 1 ms; then exactly one Press,
-    stamped T (the arbiter decides on it), however often the loop ticks after."""
+    """A clean press at T: nothing before the check's second reading at T + 2 ms (the first
+    is at T + 1 ms); then exactly one Press, stamped T (the arbiter decides on it), however
+    often the loop ticks after."""
     with SlapButtons({0: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
         assert events == []
         assert slaps.settle(T + CONFIRM - 1) == T + CONFIRM
         assert events == []
-        assert slaps.settle(T + CONFIRM) == T + DEFAULT_LOCKOUT_NS
+        assert slaps.settle(T + CONFIRM) == T + CHECKED
+        assert events == []
+        assert slaps.settle(T + CHECKED) == T + DEFAULT_LOCKOUT_NS
         assert events == [Press(0, T)]
-        assert tick(slaps, T + CONFIRM, T + 3_000 * MS) is None
+        assert tick(slaps, T + CHECKED, T + 3_000 * MS) is None
         assert slaps.is_held(0)
     assert events == [Press(0, T)]
 
@@ -396,13 +406,16 @@ def test_a_late_check_reads_the_line_and_keeps_the_first_edge_stamp(
     pin_factory: Any, events: list[object]
 ) -> None:
     """The loop was busy for 50 ms: its first settle() after the press is late, so it
-    gives callbacks still on their way 1 ms more, then confirms from the line (still
-    pressed), stamped at the edge, and closes the lockout in the same reading."""
+    gives callbacks still on their way 1 ms more, then confirms from two readings of the
+    line 1 ms apart (still pressed), stamped at the edge, and closes the lockout in the
+    second reading."""
     with SlapButtons({0: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
         assert slaps.settle(T + 50 * MS) == T + 50 * MS + CONFIRM
         assert events == []
-        assert slaps.settle(T + 50 * MS + CONFIRM) is None
+        assert slaps.settle(T + 50 * MS + CONFIRM) == T + 50 * MS + CHECKED
+        assert events == []
+        assert slaps.settle(T + 50 * MS + CHECKED) is None
     assert events == [Press(0, T)]
 
 
@@ -567,7 +580,8 @@ def test_a_debouncer_bug_is_logged_and_the_next_edge_still_works(
     ) as slaps:
         edge(pin_factory, 17, True, T)  # lost to the bug, not raised
         edge(pin_factory, 27, True, T + 1 * MS)
-        assert slaps.settle(T + 1 * MS + CONFIRM) == T + 30 * MS
+        assert slaps.settle(T + 1 * MS + CONFIRM) == T + 1 * MS + CHECKED
+        assert slaps.settle(T + 1 * MS + CHECKED) == T + 30 * MS
         assert tick(slaps, T + 31 * MS, T + 100 * MS) is None
         edge(pin_factory, 17, False, T + 100 * MS)
         edge(pin_factory, 17, True, T + 200 * MS)
@@ -702,7 +716,7 @@ def test_explicit_pin_factory_argument(events: list[object]) -> None:
     factory = mock_pin_factory()
     with SlapButtons({4: "GPIO22"}, events.append, pin_factory=factory) as slaps:
         edge(factory, "GPIO22", True, T)
-        slaps.settle(T + CONFIRM)
+        tick(slaps, T + CONFIRM, T + CHECKED)
     assert events == [Press(4, T)]
 
 
@@ -719,7 +733,7 @@ def test_close_is_idempotent_and_stops_events(pin_factory: Any, events: list[obj
     with SlapButtons({0: 17}, events.append) as again:
         edge(pin_factory, 17, False, T + 100 * MS)
         edge(pin_factory, 17, True, T + 200 * MS)
-        again.settle(T + 200 * MS + CONFIRM)
+        tick(again, T + 200 * MS + CONFIRM, T + 200 * MS + CHECKED)
     assert events == [Press(0, T + 200 * MS)]
 
 
@@ -735,7 +749,7 @@ def test_bad_pin_names_the_seat_and_pin(pin_factory: Any, events: list[object]) 
     assert info.value.seat == 3
     with SlapButtons({0: 17}, events.append) as slaps:  # seat 0's pin was released
         edge(pin_factory, 17, True, T)
-        slaps.settle(T + CONFIRM)
+        tick(slaps, T + CONFIRM, T + CHECKED)
     assert events == [Press(0, T)]
 
 
@@ -856,7 +870,7 @@ def test_no_pin_factory_shares_the_one_it_opened(
         with SlapButtons({0: 17}, events.append) as slaps:
             assert Device.pin_factory is opened
             edge(opened, 17, True, T)
-            slaps.settle(T + CONFIRM)
+            tick(slaps, T + CONFIRM, T + CHECKED)
     finally:
         opened.reset()
     assert events == [Press(0, T)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from drivers.errors import DriverValueError
@@ -184,12 +184,13 @@ def test_spike_trains_alone_never_count(pin_factory: Any, spikes: list[Interval]
 def test_a_lone_misread_edge_decided_by_its_release_is_not_a_slap(pin_factory: Any) -> None:
     """A press whose only event says "released" (its bounce edges lost), held 50 ms, the
     loop first looking 60 ms later: decided from the edges, not a press (EdgeDebouncer,
-    "A lone edge ..."); the same press with the loop on time is read on the line: one
-    Press at its edge."""
+    "A lone edge ..."); the same press with the loop on time is read on the line (twice,
+    1 ms apart): one Press at its edge."""
     events: list[object] = []
     with SlapButtons({0: 17}, events.append) as on_time:
         edge(pin_factory, 17, True, T, reads=False)
         on_time.settle(T + 1 * MS)  # the check: the line is read, pressed
+        on_time.settle(T + 2 * MS)  # and read again: still pressed
     assert events == [Press(0, T)]
     pin_factory.reset()
     events.clear()
@@ -246,3 +247,39 @@ def test_a_spike_train_with_late_callbacks_is_not_a_slap(pin_factory: Any) -> No
     stopped coming: no Press."""
     lows = train(T, 465_342, 109_441, T + 30 * MS)
     assert run_late(pin_factory, line_edges(0, lows), 2_827_602) == []
+
+
+@pytest.mark.parametrize("delay", [726 * US, 3 * MS])
+def test_a_spike_train_with_late_callbacks_does_not_win_a_race(
+    pin_factory: Any, delay: int
+) -> None:
+    """Seat 0: 426 us spikes every 953 us from T (the reading 1 ms after a spike's callback
+    falls inside the next spike, whose edges are still on their way), a real press at
+    T+30 ms; seat 1 presses at T+20 ms; every callback ``delay`` late.  The check's second
+    reading sees the callbacks in between: seat 1's Press is the earlier one."""
+    lows0 = [(T + k * 953 * US, T + k * 953 * US + 426 * US) for k in range(11)]
+    lows0.append((T + 30 * MS, T + 200 * MS))
+    events = run_late(
+        pin_factory, line_edges(0, lows0) + line_edges(1, [(T + 20 * MS, T + 200 * MS)]), delay
+    )
+    assert presses(events, 1) == [T + 20 * MS]
+    (stamp,) = presses(events, 0)
+    assert T + 30 * MS - BOUND <= stamp <= T + 30 * MS
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spikes=spike_patterns, delay=st.integers(0, 3 * MS))
+# trains whose check, 1 ms after a callback, reads the line inside a later spike
+@example(spikes=train(-60 * MS, 953 * US, 426 * US, -60 * MS + 11 * 953 * US), delay=726 * US)
+@example(spikes=train(-60 * MS, 794 * US, 305 * US, -60 * MS + 60 * 794 * US), delay=867 * US)
+@example(spikes=train(-60 * MS, 924 * US, 169 * US, -60 * MS + 11 * 924 * US), delay=866 * US)
+def test_spike_trains_alone_with_late_callbacks_never_count(
+    pin_factory: Any, spikes: list[Interval], delay: int
+) -> None:
+    """Any of those spike patterns, no press, each callback ``delay`` (0-3 ms) late: no
+    event at all, however the readings fall inside spikes whose edges are on their way."""
+    pin_factory.reset()
+    end = T + 100 * MS
+    lows = [(end + a, end + b) for a, b in spikes]
+    assert run_late(pin_factory, line_edges(0, lows), delay) == []
