@@ -270,9 +270,9 @@ class Console:
         pos = flow.shown_pos
         view = flow.plugin.engine.view(pos, None) if pos is not None else None
         lobby = flow.lobby.model(LOBBY_HINT) if flow.phase is Phase.LOBBY else None
-        slap = self._pair("flow.slap_shown", getattr(flow, "slap_shown", None))
-        margin = self._pair("flow.slap_margin", getattr(flow, "slap_margin", None))
-        round_end = getattr(flow, "round_end", None)
+        slap = self._pair("flow.slap_shown", flow.slap_shown)
+        margin = self._pair("flow.slap_margin", flow.slap_margin)
+        round_end: object = flow.round_end
         if round_end is not None and not isinstance(round_end, RoundEnd):
             self._odd("flow.round_end", round_end)
             round_end = None
