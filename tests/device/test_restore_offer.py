@@ -86,6 +86,24 @@ def cut_game(display: TableDisplay, state_dir: Path, actions: int = 8) -> list[s
     return cut
 
 
+def damaged_restart(display: TableDisplay, tmp_path: Path, sql: str,
+                    params: tuple[object, ...] = ()) -> tuple[str | None, str | None]:
+    """Cut a game in ``tmp_path``, damage its database with ``sql``, start a console on it,
+    assert the TV names the damaged game, and return game 1's ``(outcome, summary)``."""
+    cut_game(display, tmp_path)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute(sql, params)
+    conn.commit()
+    conn.close()
+    second = console_on(display, tmp_path, [])
+    assert DAMAGED in second.model(display.clock.now_ns()).banner
+    second.close()
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    outcome, summary = conn.execute("SELECT outcome, summary FROM games WHERE id = 1").fetchone()
+    conn.close()
+    return outcome, summary
+
+
 @pytest.mark.parametrize(("column", "value"), [("options", "{bad"), ("seats", "three")])
 def test_a_damaged_game_row_is_marked_and_named_on_the_tv_once(
     display: TableDisplay, tmp_path: Path, caplog: pytest.LogCaptureFixture, column: str,
@@ -95,17 +113,8 @@ def test_a_damaged_game_row_is_marked_and_named_on_the_tv_once(
     not a number): the TV says the last game is not restored and why, the game is
     marked (abandoned, the reason in its summary) and kept, and the next start neither
     tries it again nor says it again."""
-    cut_game(display, tmp_path)
-    conn = sqlite3.connect(tmp_path / DB_NAME)
-    conn.execute(f"UPDATE games SET {column} = ?", (value,))
-    conn.commit()
-    conn.close()
-    second = console_on(display, tmp_path, [])
-    assert DAMAGED in second.model(display.clock.now_ns()).banner
-    second.close()
-    conn = sqlite3.connect(tmp_path / DB_NAME)
-    outcome, summary = conn.execute("SELECT outcome, summary FROM games WHERE id = 1").fetchone()
-    conn.close()
+    outcome, summary = damaged_restart(display, tmp_path, f"UPDATE games SET {column} = ?",
+                                       (value,))
     assert outcome == "abandoned" and "not_resumed" in json.loads(summary)
     with GameDB.open(tmp_path) as db:
         assert db.unfinished_id() != 1  # the game the second start dealt, if any
@@ -142,17 +151,7 @@ def test_a_stored_value_that_does_not_decode_is_a_damaged_row(
     digit limit, in the unfinished game's row or its first record: the console starts,
     names the game on the TV as damaged and marks it abandoned, so it is not tried
     again."""
-    cut_game(display, tmp_path)
-    conn = sqlite3.connect(tmp_path / DB_NAME)
-    conn.execute(place.format(value))
-    conn.commit()
-    conn.close()
-    second = console_on(display, tmp_path, [])
-    assert DAMAGED in second.model(display.clock.now_ns()).banner
-    second.close()
-    conn = sqlite3.connect(tmp_path / DB_NAME)
-    outcome, = conn.execute("SELECT outcome FROM games WHERE id = 1").fetchone()
-    conn.close()
+    outcome, _summary = damaged_restart(display, tmp_path, place.format(value))
     assert outcome == "abandoned"
 
 
