@@ -115,7 +115,7 @@ def test_a_damaged_game_row_is_marked_and_named_on_the_tv_once(
     tries it again nor says it again."""
     outcome, summary = damaged_restart(display, tmp_path, f"UPDATE games SET {column} = ?",
                                        (value,))
-    assert outcome == "abandoned" and "not_resumed" in json.loads(summary)
+    assert outcome == "abandoned" and "not_resumed" in json.loads(summary or "{}")
     with GameDB.open(tmp_path) as db:
         assert db.unfinished_id() != 1  # the game the second start dealt, if any
     caplog.clear()
