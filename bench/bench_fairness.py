@@ -1,5 +1,5 @@
-"""Slap fairness under misbehaving callbacks and glitching lines (issue "Real hardware" 7;
-docs/architecture.md "Slap arbitration"; ``drivers.slap.DEFAULT_CONFIRM_NS``).
+"""Slap fairness under misbehaving callbacks and glitching lines
+(docs/architecture.md "Slap arbitration"; ``drivers.slap.DEFAULT_CONFIRM_NS``).
 
 Each trial is one RIIING! window at a 2-6 seat table.  Every seat presses; the earliest edge
 is the truth, and the others follow it by a gap drawn from 0.05 to 50 ms.  Each edge moves

@@ -1,5 +1,5 @@
-"""Idle CPU of the device loop (issue "a loop that truly sleeps"; docs/architecture.md "Data
-flow": idle means ~0% CPU).
+"""Idle CPU of the device loop (docs/architecture.md "Data flow": idle means ~0% CPU, a loop
+that truly sleeps).
 
 Each figure runs in its own child process for :data:`SECONDS` (at least 20 s) after a
 warm-up, and reports the child's CPU time (user + system, ``getrusage``) as % of one core

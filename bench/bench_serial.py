@@ -1,4 +1,4 @@
-"""Serial handheld latency and bytes (issue "Serial handhelds" 7).
+"""Serial handheld latency and bytes.
 
 The whole path on this machine with real threads and a real pty: a key pressed on the
 emulated handheld (the firmware's own protocol core) -> KEY over the pty -> the Pi-side link

@@ -17,8 +17,8 @@ decision times, printed with 95% Wilson score intervals (never asserted).
   table waits) and of this process's CPU time (``time.process_time``, unaffected by other
   processes on a shared machine).  The budget: 80 ms here stands for 250 ms on a Pi.
 
-``BENCH_STRENGTH_GAMES`` (default 2000, the issue's minimum) sets the games per match-up,
-e.g. ``BENCH_STRENGTH_GAMES=50`` while developing; ``BENCH_STRENGTH_WORKERS`` (default 1)
+``BENCH_STRENGTH_GAMES`` (default 2000: a win share to about 2 points, 95%) sets the games
+per match-up, e.g. ``BENCH_STRENGTH_GAMES=50`` while developing; ``BENCH_STRENGTH_WORKERS`` (default 1)
 spreads the games over worker processes.  A bad value is named and the default used.
 """
 

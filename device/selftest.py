@@ -1,4 +1,4 @@
-"""The builder's self-test (``python -m device selftest``; issue "Real hardware" 5).
+"""The builder's self-test (``python -m device selftest``).
 
 First every handheld shows its seat number on a test pattern (every pixel row and column
 lit somewhere, a border, a checkerboard) for :data:`PATTERN_NS`; then each seat in turn is

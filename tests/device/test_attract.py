@@ -105,7 +105,7 @@ def test_after_a_plain_play_the_condition_in_force_is_said(
     back: str, played: str, want: str
 ) -> None:
     """After a plain play the caption is the condition the next seat must meet, against
-    the card just laid (RI-3.2, RI-3.4): the issue's "LOWER than 3: play a card below 3"."""
+    the card just laid (RI-3.2, RI-3.4), e.g. "LOWER than 3: play a card below 3"."""
     view = rview([], [], seat=None, condition=back, last_card=played, to_move=1)
     events = (Event("play", 0, (played,)),)
     assert get_plugin("riiing").caption(events, view) == want

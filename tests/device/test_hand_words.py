@@ -89,7 +89,7 @@ def assert_screen(model: HandScreenModel, path: Path) -> None:
 
 
 def test_a_pair_with_a_joker_is_asked_in_words(tmp_path: Path) -> None:
-    """The issue's example: 7, then a Joker as 1 on a 7 is asked "Lay 7, then / Joker as 1
+    """7, then a Joker as 1 on a 7 is asked "Lay 7, then / Joker as 1
     on top?" with "SEL: yes  BACK: no", and SELECT sends play 7 J=1 (RT-3.2, RT-3.4)."""
     hand = ["7", "J", "3"]
     ui = get_plugin("right-on-time").hand(0)

@@ -1,4 +1,4 @@
-"""Hardware mode without a Pi (issue "Real hardware", done-when): the console is started
+"""Hardware mode without a Pi: the console is started
 from a config file with its pin factory (gpiozero ``MockFactory``), its OLED buses (a
 recording fake serial interface under the real luma ssd1306 driver) and its TV (SDL dummy)
 injected; the test presses slap buttons and keys as GPIO edges with chosen ticks, the way

@@ -1,5 +1,5 @@
-"""Exact resume (issue: a game cut at any action and resumed plays on action for action as
-the uninterrupted one): every device draw — computer choices, slap reaction times, tie
+"""Exact resume (a game cut at any action and resumed plays on action for action as the
+uninterrupted one): every device draw — computer choices, slap reaction times, tie
 breaks — is seeded from the game's device seed and the action count, so replaying the
 journal restores the RNGs as well as the position.
 

@@ -1,4 +1,4 @@
-"""Serial handhelds end to end (issue "Serial handhelds"): the console in hardware mode with
+"""Serial handhelds end to end: the console in hardware mode with
 a seat whose handheld is the emulated one — the firmware's own protocol core on a pty, behind
 the real Pi-side link — plays a game through that handheld's keys while its cable is pulled
 and plugged back 50 times (a new ``/dev/pts`` node each time).  Nothing is lost: every key
