@@ -18,8 +18,8 @@ decision times, printed with 95% Wilson score intervals (never asserted).
   processes on a shared machine).  The budget: 80 ms here stands for 250 ms on a Pi.
 
 ``BENCH_STRENGTH_GAMES`` (default 2000: a win share to about 2 points, 95%) sets the games
-per match-up, e.g. ``BENCH_STRENGTH_GAMES=50`` while developing; ``BENCH_STRENGTH_WORKERS`` (default 1)
-spreads the games over worker processes.  A bad value is named and the default used.
+per match-up, e.g. ``BENCH_STRENGTH_GAMES=50`` while developing; ``BENCH_STRENGTH_WORKERS``
+(default 1) spreads the games over worker processes.  A bad value is named and the default used.
 """
 
 from __future__ import annotations
