@@ -133,8 +133,8 @@ class KeySpec:
 
 
 class _Key(NamedTuple):
-    """A field of a table class as the reader uses it: dataclass field ``attr``, TOML
-    ``name`` and every variant's spec (``None``: one for every variant)."""
+    """A field of a table class as the reader uses it for one variant: dataclass field
+    ``attr``, TOML key ``name``, its spec and its default (``MISSING``: none)."""
 
     attr: str
     name: str
@@ -173,22 +173,31 @@ def toml_names(cls: type, variant: str | None = None) -> list[str]:
     return _keys(cls, variant)[1]
 
 
+_HINTS: dict[tuple[type, str], dict[str, dict[str, str]]] = {}
+""":func:`variant_hints` per (class, discriminating key)."""
+
+
 def variant_hints(cls: type, by: str) -> dict[str, dict[str, str]]:
     """Per variant of ``cls`` (a value of its discriminating key ``by``), the hint for each
-    key only another variant knows: ``{"spi": {"address": 'only for bus = "i2c"'}}``."""
+    key only another variant knows: ``{"spi": {"address": 'only for bus = "i2c"'}}``
+    (cached)."""
+    cached = _HINTS.get((cls, by))
+    if cached is not None:
+        return cached
     owners: dict[str, list[str]] = {}
     for f in fields(cls):
         spec = f.metadata.get("toml")
         if isinstance(spec, KeySpec) and spec.variants is not None:
             owners[spec.name or f.name] = list(spec.variants)
     every = {v for vs in owners.values() for v in vs}
-    return {
+    hints = _HINTS[(cls, by)] = {
         variant: {
             name: f"only for {by} = " + " or ".join(f'"{v}"' for v in vs)
             for name, vs in owners.items() if variant not in vs
         }
         for variant in sorted(every)
     }
+    return hints
 
 
 def read_table(r: Reading, cls: type[T], key: str, value: object, *,

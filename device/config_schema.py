@@ -288,6 +288,7 @@ def _read_i2c_gpio(r: Reading, key: str, value: object, got: Mapping[str, Any]
         where = f"{key}[{i}]"
 
         def fresh(r: Reading, values: dict[str, Any], where: str = where) -> bool:
+            """The entry's ``bus`` is not enabled already."""
             bus = values.get("bus")
             if bus is not None and (bus in got.get("i2c", ()) or bus in (b.bus for b in out)):
                 r.problems.add(f"{where}.bus", f"i2c-{bus} is already enabled")
