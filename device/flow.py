@@ -38,7 +38,6 @@ from device.flow_play import PlayPhase
 from device.flow_restore import HeldGame
 from device.flow_snapshot import FlowSnapshot
 from device.flow_wakeup import WakeupPhase
-from device.games import get_plugin
 from device.hand_ui import Key
 from device.howto import HOWTO_HINT, HowtoScreen
 from device.lobby import LobbyChoices
@@ -217,7 +216,7 @@ class GameFlow(FlowParts):
         if choice is MenuChoice.CONTINUE:
             return
         log.info("%s ended the game from the handheld menu (%s)", seat_name(seat), choice)
-        self.end_game(now_ns, to_lobby=choice is MenuChoice.LOBBY)
+        self.play.end(now_ns, to_lobby=choice is MenuChoice.LOBBY)
 
     def flipped(self, t_ns: int) -> None:
         """The frame that shows a waiting slap window (or the wake-up race) went out at
@@ -233,7 +232,7 @@ class GameFlow(FlowParts):
     def abandon(self, now_ns: int) -> None:
         """End the game being played without a winner and return to the lobby; the journal
         records it, so it is not resumed later."""
-        self.end_game(now_ns, to_lobby=True)
+        self.play.end(now_ns, to_lobby=True)
 
     # ------------------------------------------------------------------ phases
     def enter_lobby(self, now_ns: int) -> None:
@@ -251,33 +250,10 @@ class GameFlow(FlowParts):
 
     def play_from(self, pos: Any, now_ns: int) -> None:
         """Continue playing from ``pos``, a position of the lobby's chosen game with as many
-        seats as the lobby (rule tests in notation drive the device this way).  Raises
-        ``ValueError`` when the seat counts differ."""
-        choices = self.lobby.choices
-        plugin = get_plugin(choices.game)
-        seats = plugin.seats(pos)
-        if seats != len(choices.kinds):
-            raise ValueError(f"position has {seats} seats, the lobby {len(choices.kinds)}")
-        self.prepare(GameSession(plugin, choices.kinds, self.game_seed,
-                                 choices.game_options(), first=choices.first,
-                                 strengths=choices.seat_strengths()), now_ns)
-        self.game_session.pos = pos
-        self.phase = Phase.PLAY
-        self.play.after_action((), now_ns)
-
-    def end_game(self, now_ns: int, *, to_lobby: bool) -> None:
-        """End the game being played now, without a winner (the handheld menu's END and
-        LOBBY, the simulator's DELETE): the journal marks it so it is never resumed; then
-        the lobby (``to_lobby``) or the results.  Outside a game nothing happens."""
-        if self.phase not in (Phase.PLAY, Phase.WAKEUP) or self.session is None:
-            return
-        if self.phase is Phase.WAKEUP or to_lobby:
-            if self.phase is Phase.PLAY:
-                self.session.close(None, abandoned=True)
-            log.info("game abandoned; back to the lobby")
-            self.enter_lobby(now_ns)
-            return
-        self.over.show(None, "ended from a handheld", now_ns, abandoned=True)
+        seats as the lobby (rule tests in notation drive the device this way,
+        :meth:`device.flow_play.PlayPhase.play_from`).  Raises ``ValueError`` when the seat
+        counts differ."""
+        self.play.play_from(pos, now_ns)
 
     # ------------------------------------------------------------------ the slap race
     def _new_race(self, seats: int) -> SlapRace:

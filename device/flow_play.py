@@ -1,10 +1,11 @@
 """The play phase of the game flow (``Phase.PLAY``, docs/architecture.md "Game flow"): a
 game is played.
 
-:class:`PlayPhase` turns a handheld key, a slap and a timer into engine actions through
-the game session (``GameFlow.session``), and asks the game's plugin what a slap, a
-timeout or a false slap is, whether a slap window opens and for how long, and how an action
-reads on the TV.  An action the engine refuses is shown on that seat's hand screen and the
+:class:`PlayPhase` deals the prepared game (or goes on from a given position), ends it
+without a winner when a handheld's menu or the simulator asks, and turns a handheld key, a
+slap and a timer into engine actions through the game session (``GameFlow.session``); it
+asks the game's plugin what a slap, a timeout or a false slap is, whether a slap window
+opens and for how long, and how an action reads on the TV.  An action the engine refuses is shown on that seat's hand screen and the
 game goes on; it, and a key the hand composer refuses by itself, plays the "refusal" cue.
 Its own state: the won slap on the TV (:class:`~device.flow_slap.SlapDisplay`), the round
 held on the TV (:class:`~device.flow_round.RoundHold`), the buttons pressed that nobody
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from device.arbiter import LogEntry, SlapDecision, Verdict
 from device.flow_round import RoundHold
 from device.flow_slap import MS, SlapDisplay
-from device.games import GamePlugin
+from device.games import GamePlugin, get_plugin
 from device.hand_ui import Key
 from device.phase import Phase
 from device.seats import Seat
@@ -87,6 +88,39 @@ class PlayPhase:
         if not flow.last_event.startswith("Nobody"):
             flow.last_event = f"{seat_name(first)} starts"
         self.after_action((), now_ns)
+
+    def play_from(self, pos: Any, now_ns: int) -> None:
+        """Continue playing from ``pos``, a position of the lobby's chosen game with as many
+        seats as the lobby (rule tests in notation drive the device this way).  Raises
+        ``ValueError`` when the seat counts differ."""
+        flow = self.flow
+        choices = flow.lobby.choices
+        plugin = get_plugin(choices.game)
+        seats = plugin.seats(pos)
+        if seats != len(choices.kinds):
+            raise ValueError(f"position has {seats} seats, the lobby {len(choices.kinds)}")
+        flow.prepare(GameSession(plugin, choices.kinds, flow.game_seed,
+                                 choices.game_options(), first=choices.first,
+                                 strengths=choices.seat_strengths()), now_ns)
+        flow.game_session.pos = pos
+        flow.phase = Phase.PLAY
+        self.after_action((), now_ns)
+
+    def end(self, now_ns: int, *, to_lobby: bool) -> None:
+        """End the game being played now, without a winner (the handheld menu's END and
+        LOBBY, the simulator's DELETE): the journal marks it so it is never resumed; then
+        the lobby (``to_lobby``, and always from the wake-up race) or the results.  Outside
+        a game nothing happens."""
+        flow = self.flow
+        if flow.phase not in (Phase.PLAY, Phase.WAKEUP) or flow.session is None:
+            return
+        if flow.phase is Phase.WAKEUP or to_lobby:
+            if flow.phase is Phase.PLAY:
+                flow.session.close(None, abandoned=True)
+            log.info("game abandoned; back to the lobby")
+            flow.enter_lobby(now_ns)
+            return
+        flow.over.show(None, "ended from a handheld", now_ns, abandoned=True)
 
     # ------------------------------------------------------------------ input
     def press(self, press: Press, now_ns: int) -> None:

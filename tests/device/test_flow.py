@@ -1157,3 +1157,30 @@ def test_a_held_round_end_shows_the_round_that_ended(display: TableDisplay) -> N
         console.step()
     after = console.model(clock.now_ns()).view
     assert after is not None and after.round == ended + 1
+
+
+def test_the_snapshot_is_a_frozen_value_of_what_the_tv_shows(display: TableDisplay) -> None:
+    """``GameFlow.snapshot()`` is one frozen value: in the lobby it has the lobby's menu and
+    no "How to play" page, a key later does not change a snapshot taken before it, and
+    in play it has the position, the record and the slap window's deadline the TV model
+    shows."""
+    import dataclasses
+
+    console, clock, queue, _ = make(display, ("human", "human"), skip_lobby=False)
+    before = console.flow.snapshot()
+    assert before.phase is Phase.LOBBY and before.lobby is not None and before.howto is None
+    assert before.pos is None and before.record is None and not before.held
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(before, "last_event", "changed")  # noqa: B010 (a frozen field, on purpose)
+    queue.post(KeyPress(0, "right", clock.now_ns()))
+    console.step()
+    after = console.flow.snapshot()
+    assert after.lobby is not None and after.lobby.cursor == before.lobby.cursor + 1
+    assert before.lobby.cursor == 0
+    console.play_from(window_position(), clock.now_ns())
+    snap = console.flow.snapshot()
+    model = console.model(clock.now_ns())
+    assert snap.phase is Phase.PLAY and snap.lobby is None and snap.pos is console.pos
+    assert snap.record is console.record and snap.deadline_ns == model.deadline_ns
+    assert snap.deadline_ns is not None and snap.last_event == model.last_event
+    assert [s.index for s in snap.playing] == [0, 1]
