@@ -36,13 +36,13 @@ from device.events import (
     Wake,
 )
 from device.flow import GameFlow, Timing, VolumeKnob
+from device.flow_snapshot import FlowSnapshot
 from device.games import GamePlugin
-from device.howto import HOWTO_HINT
 from device.lobby import LobbyChoices
 from device.loop import Loop, Ticker
 from device.notices import SEPARATOR
 from device.phase import Phase
-from device.render.model import HowtoShown, RoundEnd, SeatBadge, TableModel
+from device.render.model import RoundEnd, SeatBadge, TableModel
 from device.seats import Handheld, Seat, SeatKind
 from device.session import WINDOW_RACE, GameRecord
 from drivers.clock import Clock
@@ -51,9 +51,6 @@ from drivers.slap import Press, Release
 from drivers.values import is_int, is_number
 
 log = logging.getLogger("partytable")
-
-LOBBY_HINT = "Any handheld: < > move   SEL next value   BACK previous"
-
 
 class Presenter(Protocol):
     """Where frames go: the table scene and hand screens drawn, then one flip.
@@ -134,8 +131,7 @@ class Console:
                              choices=choices, game_seed=game_seed, timing=timing or Timing(),
                              state_dir=state_dir, on_game_over=on_game_over,
                              on_action=on_action, cue=cue,
-                             volume=volume)
-        self.flow.notices.show(notice, lobby=True)  # until a game starts
+                             volume=volume, notice=notice)
         self._resume = resume
         self._skip_lobby = skip_lobby
         self._started = False
@@ -167,7 +163,7 @@ class Console:
         """One turn of the loop (tests call it directly).  A window opened from outside
         the loop (:meth:`play_from`, :meth:`start`) gets its frame first."""
         self.start()
-        if self.flow.race.awaiting_flip:
+        if self.flow.snapshot().awaiting_flip:
             self.render(self.clock.now_ns())
         self.loop.step()
 
@@ -179,28 +175,28 @@ class Console:
     @property
     def phase(self) -> Phase:
         """The flow's phase."""
-        return self.flow.phase
+        return self.flow.snapshot().phase
 
     @property
     def plugin(self) -> GamePlugin:
         """The plugin of the game being played (or chosen in the lobby)."""
-        return self.flow.plugin
+        return self.flow.snapshot().plugin
 
     @property
     def pos(self) -> Any:
         """The engine position being played, or ``None``."""
-        return self.flow.pos
+        return self.flow.snapshot().pos
 
     @property
     def record(self) -> GameRecord | None:
         """The record of the game being played (or last played), or ``None``."""
-        return None if self.flow.session is None else self.flow.session.record
+        return self.flow.snapshot().record
 
     def play_from(self, pos: Any, now_ns: int) -> None:
         """See :meth:`GameFlow.play_from`."""
         self.start()
         self.flow.play_from(pos, now_ns)
-        if self.flow.race.awaiting_flip:
+        if self.flow.snapshot().awaiting_flip:
             self.render(self.clock.now_ns())  # a window shows: it starts at this flip
 
     # ---------------------------------------------------------------- input
@@ -246,62 +242,58 @@ class Console:
 
     # ---------------------------------------------------------------- output
     def model(self, now_ns: int) -> TableModel:
-        """The table display's model at ``now_ns`` (public information only).
+        """The table display's model at ``now_ns`` (public information only), from the
+        flow's snapshot (:meth:`GameFlow.snapshot`); see :meth:`_model`."""
+        return self._model(self.flow.snapshot(), now_ns)
 
-        From the flow: the seats, the banner (the flow's notices live at ``now_ns``, then
-        stuck buttons, unplugged handhelds and screens whose transfers fail often, in one
-        join), last event, countdown, the latest slap
-        (``flow.slap_shown``: ``(seat, ms)``) with its margin (``flow.slap_margin``:
-        ``(runner-up seat, ms)`` or ``None``), the round just ended (``flow.round_end``, a
-        :class:`~device.render.model.RoundEnd` or ``None``); at game over the plugin's
-        ``win_reason`` and every decided slap window's ``(seat, ms)`` from the session's
+    def _model(self, snap: FlowSnapshot, now_ns: int) -> TableModel:
+        """The table display's model of ``snap`` at ``now_ns`` (public information only).
+
+        From the snapshot: the seats, the banner (the flow's notices live at ``now_ns``,
+        then stuck buttons, unplugged handhelds and screens whose transfers fail often, in
+        one join), last event, countdown, the latest slap (``slap_shown``: ``(seat, ms)``)
+        with its margin (``slap_margin``: ``(runner-up seat, ms)`` or ``None``), the round
+        just ended (``round_end``, a :class:`~device.render.model.RoundEnd` or ``None``),
+        the lobby menu and the "How to play" page; at game over the plugin's
+        ``win_reason`` and every decided slap window's ``(seat, ms)`` from the game's
         record.  A value of the wrong shape is left out (one log line per kind), never an
         error."""
-        flow = self.flow
-        playing = flow.playing
+        playing = snap.playing
         seats = tuple(SeatBadge(s.index, s.name, str(s.kind), connected=s.handheld.connected)
                       for s in playing)
-        notes = [n.text for n in flow.notices.items if n.live(now_ns)]
-        stuck = sorted(flow.race.stuck)
+        notes = [n.text for n in snap.notices if n.live(now_ns)]
+        stuck = sorted(snap.stuck)
         notes += [f"{self.seats[s].name} button stuck: check it." for s in stuck]
         notes += [f"{s.name} handheld unplugged: plug it back in."
                   for s in playing if not s.handheld.connected]
         notes += [s.handheld.noise_note for s in playing if s.handheld.noise_note]
-        pos = flow.shown_pos
-        view = flow.plugin.engine.view(pos, None) if pos is not None else None
-        lobby = flow.lobby.model(LOBBY_HINT) if flow.phase is Phase.LOBBY else None
-        slap = self._pair("flow.slap_shown", flow.slap_shown)
-        margin = self._pair("flow.slap_margin", flow.slap_margin)
-        round_end: object = flow.round_end
+        pos = snap.shown_pos
+        view = snap.plugin.engine.view(pos, None) if pos is not None else None
+        slap = self._pair("slap_shown", snap.slap_shown)
+        margin = self._pair("slap_margin", snap.slap_margin)
+        round_end: object = snap.round_end
         if round_end is not None and not isinstance(round_end, RoundEnd):
-            self._odd("flow.round_end", round_end)
+            self._odd("round_end", round_end)
             round_end = None
-        over = flow.phase is Phase.GAMEOVER
+        over = snap.phase is Phase.GAMEOVER
         return TableModel(
-            game=flow.plugin,
-            phase=flow.phase,
+            game=snap.plugin,
+            phase=snap.phase,
             view=view,
             seats=seats,
-            last_event=flow.last_event,
-            deadline_ns=flow.race.deadline_ns,
+            last_event=snap.last_event,
+            deadline_ns=snap.deadline_ns,
             slap=slap,
             slap_margin=margin if slap is not None else None,
             round_end=round_end,
-            results=flow.results,
-            win_reason=flow.plugin.win_reason(pos) if over and pos is not None else "",
-            reactions=self._reactions() if over else (),
+            results=snap.results,
+            win_reason=snap.plugin.win_reason(pos) if over and pos is not None else "",
+            reactions=self._reactions(snap.record) if over else (),
             banner=SEPARATOR.join(notes),
-            lobby=lobby,
+            lobby=snap.lobby,
             keymap=self.keymap,
-            howto=self._howto(),
+            howto=snap.howto,
         )
-
-    def _howto(self) -> HowtoShown | None:
-        """The "How to play" page the flow shows (phase ``HOWTO``), or ``None``."""
-        book = self.flow.howto
-        if self.flow.phase is not Phase.HOWTO or book is None:
-            return None
-        return HowtoShown(book.page, book.index + 1, len(book.pages), HOWTO_HINT)
 
     def _odd(self, what: str, value: object) -> None:
         """Log once per kind that a flow value for the TV has the wrong shape."""
@@ -320,14 +312,14 @@ class Console:
         self._odd(what, value)
         return None
 
-    def _reactions(self) -> tuple[tuple[int, int], ...]:
+    @staticmethod
+    def _reactions(record: GameRecord | None) -> tuple[tuple[int, int], ...]:
         """``(seat, ms)`` of every press counted in every decided slap window of the game
         (not the wake-up race): each window's winner, then the seats it beat, windows in
-        order, from the session's record."""
-        session = self.flow.session
-        if session is None:
+        order, from the game's ``record`` (``None``: none)."""
+        if record is None:
             return ()
-        return tuple((seat, round(ms)) for s in session.record.slaps if s.race == WINDOW_RACE
+        return tuple((seat, round(ms)) for s in record.slaps if s.race == WINDOW_RACE
                      for seat, ms in ((s.seat, s.ms), *s.others))
 
     def render(self, now_ns: int) -> int | None:
@@ -340,15 +332,15 @@ class Console:
         animation runs; after the flip that shows a new slap window (or the wake-up screen),
         start the window at that flip.  Returns the next frame's deadline (CLOCK_MONOTONIC
         ns: an animation, or a gone handheld's retry) or ``None``."""
-        t_flip = self.presenter.present(self.model(now_ns), self.flow.playing, now_ns,
+        snap = self.flow.snapshot()
+        t_flip = self.presenter.present(self._model(snap, now_ns), snap.playing, now_ns,
                                         self._force)
         self._force = False
-        if self.flow.race.awaiting_flip:
-            self.flow.race.flipped(t_flip if t_flip is not None else self.clock.now_ns())
-            self.flow.cue("ring")  # with the flip that shows the window, not before it
+        if snap.awaiting_flip:  # the ring comes with the flip that shows the window
+            self.flow.flipped(t_flip if t_flip is not None else self.clock.now_ns())
         # the next frame: an animation's, or a gone handheld's retry (it comes back alone)
         deadlines = [d for d in (self.presenter.next_frame_ns(self.clock.now_ns()),
-                                 *(s.handheld.retry_ns for s in self.flow.playing))
+                                 *(s.handheld.retry_ns for s in snap.playing))
                      if d is not None]
         return min(deadlines, default=None)
 

@@ -116,7 +116,7 @@ class SimKeyboard:
         """How many seats the keys can reach."""
         if self._count is not None:
             return self._count()
-        return 0 if self.console is None else len(self.console.flow.playing)
+        return 0 if self.console is None else len(self.console.flow.snapshot().playing)
 
     def active_seat(self) -> int | None:
         """The seat (0-based) whose handheld the arrows, ENTER and BACKSPACE drive now.
@@ -131,19 +131,19 @@ class SimKeyboard:
             return self._active()
         if self.console is None:
             return None
-        flow = self.console.flow
-        seats = len(flow.playing)
-        if flow.phase is Phase.PLAY and flow.pos is not None:
-            to_move = flow.plugin.to_move(flow.pos)
+        snap = self.console.flow.snapshot()
+        seats = len(snap.playing)
+        if snap.phase is Phase.PLAY and snap.pos is not None:
+            to_move = snap.plugin.to_move(snap.pos)
             if self.manual_seat is not None and self.manual_seat == to_move:
                 self.manual_seat = None  # the seat driven by hand is the one to move now
         if self.manual_seat is not None and self.manual_seat < seats:
             return self.manual_seat
-        if flow.phase is Phase.PLAY and flow.pos is not None:
-            to_move = flow.plugin.to_move(flow.pos)
-            if to_move is not None and 0 <= to_move < seats and flow.playing[to_move].is_human:
+        if snap.phase is Phase.PLAY and snap.pos is not None:
+            to_move = snap.plugin.to_move(snap.pos)
+            if to_move is not None and 0 <= to_move < seats and snap.playing[to_move].is_human:
                 return to_move
-        return next((i for i, s in enumerate(flow.playing) if s.is_human), 0)
+        return next((i for i, s in enumerate(snap.playing) if s.is_human), 0)
 
     def __call__(self, event: object) -> None:
         """Translate one event; anything but a :class:`SimKey` is ignored."""
@@ -233,7 +233,7 @@ def run_sim(args: argparse.Namespace) -> int:
             )
             # keys are read fast while a slap window (or the wake-up race) is open
             console.loop.tickers.append(SdlPump(
-                queue.post, busy=lambda: console.flow.race.deadline_ns is not None))
+                queue.post, busy=lambda: console.flow.snapshot().deadline_ns is not None))
             keyboard = SimKeyboard(console, factory, queue.post, serial=serial.handhelds)
             console.keyboard = keyboard
             presenter.active_seat = keyboard.active_seat

@@ -260,10 +260,10 @@ def test_a_failed_journal_write_is_retried_with_the_next_action(
                                          state_dir=tmp_path)
     for _ in capped(lambda: not done):
         console.step()
-        banners.append(console.flow.banner)
+        banners.append(console.flow.snapshot().banner)
     assert failures["left"] == 0
     assert f"Games are not saved: {tmp_path} is full" in banners
-    assert console.flow.banner == "" or "not saved" not in console.flow.banner
+    assert console.flow.snapshot().banner == "" or "not saved" not in console.flow.snapshot().banner
     with GameDB.open(tmp_path) as db:
         (game,) = db.games()
     assert game.actions == done[0].actions and game.outcome == "won"
@@ -508,12 +508,12 @@ def test_a_restored_game_is_offered_and_goes_on_by_itself(
                                    skip_lobby=False, resume=True)
     assert "Restored: SLAP" in again.model(clock.now_ns()).banner
     record = again.record
-    assert record is not None and again.flow.held
+    assert record is not None and again.flow.snapshot().held
     start = clock.now_ns()
     went_on = None
     for _ in capped(lambda: len(record.actions) == 3):
         again.step()
-        if went_on is None and not again.flow.held:
+        if went_on is None and not again.flow.snapshot().held:
             went_on = clock.now_ns()
     assert went_on is not None and went_on - start == 5 * S
     assert clock.now_ns() > went_on
@@ -560,7 +560,7 @@ def restored(display: TableDisplay, tmp_path: Path, kinds: tuple[str, ...] = ("h
                     game_seed=3, state_dir=tmp_path, resume=True, **kw)
     again.start()
     again.render(clock.now_ns())
-    assert again.flow.held
+    assert again.flow.snapshot().held
     return again, clock, queue, tv
 
 
@@ -574,9 +574,9 @@ def test_the_restore_offer_counts_down_once_a_second(display: TableDisplay, tmp_
     record = again.record
     assert record is not None
     wakeups = again.loop.wakeups
-    for _ in capped(lambda: again.flow.held, cap=50):
+    for _ in capped(lambda: again.flow.snapshot().held, cap=50):
         again.step()
-    assert not again.flow.held and clock.now_ns() - start == 5 * S
+    assert not again.flow.snapshot().held and clock.now_ns() - start == 5 * S
     assert again.loop.wakeups - wakeups == 5  # one per second: 4 redraws and the go-on
     shown = [(t - start, b) for t, b in tv.banners if "Restored" in b]
     assert [b.split("(")[-1] for _t, b in shown] == ["5 s)", "4 s)", "3 s)", "2 s)", "1 s)"]
@@ -597,13 +597,13 @@ def test_the_counting_restore_offer_still_takes_back_and_slap(
         if clock.now_ns() - start >= 2 * S:
             break
         again.step()
-    assert again.flow.held and "(3 s)" in again.model(clock.now_ns()).banner
+    assert again.flow.snapshot().held and "(3 s)" in again.model(clock.now_ns()).banner
     if key == "back":
         queue.post(KeyPress(0, "back", clock.now_ns()))
     else:
         queue.post(Press(1, clock.now_ns()))
     again.step()
-    assert not again.flow.held
+    assert not again.flow.snapshot().held
     assert again.phase is (Phase.LOBBY if key == "back" else Phase.PLAY)
     assert "Restored" not in again.model(clock.now_ns()).banner
     names = [t.name for t in again.flow.timers._heap if not t.cancelled]
@@ -624,10 +624,10 @@ def test_a_slap_goes_on_with_a_restored_game_at_once(display: TableDisplay, tmp_
     again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
                                   skip_lobby=False, resume=True)
     record = again.record
-    assert record is not None and again.flow.held
+    assert record is not None and again.flow.snapshot().held
     queue.post(Press(0, clock.now_ns()))
     again.step()
-    assert not again.flow.held and "Restored" not in again.model(clock.now_ns()).banner
+    assert not again.flow.snapshot().held and "Restored" not in again.model(clock.now_ns()).banner
     assert record.actions[4:] == [] or not record.actions[4].startswith("falseslap")
 
 
@@ -647,7 +647,7 @@ def test_computer_players_only_deal_the_next_game_by_themselves(
     with GameDB.open(tmp_path) as db:
         assert [(g.header.seed, g.outcome) for g in db.games()][-2:] == [(4, "won"), (3, "won")]
     person, clock, _queue, done = make(display, ("human", "computer"), state_dir=None)
-    person.flow._game_over(1, "test", clock.now_ns())
+    person.flow.over.show(1, "test", clock.now_ns())
     assert person.phase is Phase.GAMEOVER
     assert [t.name for t in person.flow._timers if not t.cancelled] == []
 
@@ -665,7 +665,7 @@ def test_a_state_dir_that_cannot_hold_games_is_named_and_the_game_goes_on(
     assert str(blocked) in console.model(clock.now_ns()).banner
     for _ in capped(lambda: not done):
         console.step()
-        assert "Games are not saved" in console.flow.banner
+        assert "Games are not saved" in console.flow.snapshot().banner
     assert done[0].winner is not None and blocked.read_text() == "a file, not a folder"
 
 
@@ -688,7 +688,7 @@ def test_the_flow_cues_a_ring_a_slap_and_a_win(display: TableDisplay) -> None:
     assert cues[:2] == ["ring", "slap"]
     assert not console.flow.submit(0, "play 9 9", clock.now_ns())
     assert cues[-1] == "refusal"
-    console.flow._game_over(1, "test", clock.now_ns())
+    console.flow.over.show(1, "test", clock.now_ns())
     assert cues[-1] == "win"
 
 
@@ -703,10 +703,10 @@ def test_back_declines_a_restored_game_and_it_is_not_offered_again(
     console.close()
     again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
                                   skip_lobby=False, resume=True)
-    assert again.flow.held and "BACK = lobby" in again.model(clock.now_ns()).banner
+    assert again.flow.snapshot().held and "BACK = lobby" in again.model(clock.now_ns()).banner
     queue.post(KeyPress(1, "back", clock.now_ns()))
     again.step()
-    assert again.phase is Phase.LOBBY and not again.flow.held
+    assert again.phase is Phase.LOBBY and not again.flow.snapshot().held
     assert "Restored" not in again.model(clock.now_ns()).banner
     again.close()
     third, *_ = make(display, ("human", "human"), state_dir=tmp_path, skip_lobby=False,
@@ -732,13 +732,13 @@ def test_declining_a_restored_game_opens_the_lobby_the_command_line_asked_for(
     assert again.flow.lobby.choices.game == "right-on-time"  # the offered game meanwhile
     queue.post(KeyPress(2, "back", clock.now_ns()))
     again.step()
-    assert again.phase is Phase.LOBBY and not again.flow.held
+    assert again.phase is Phase.LOBBY and not again.flow.snapshot().held
     assert again.flow.lobby.choices == asked
     assert again.plugin.name == "riiing"
     rows = {label: value for _key, label, value in again.flow.lobby.rows()}
     assert rows["Game"] == get_plugin("riiing").title and rows["Seats"] == "3"
     assert rows["Seat 2"] == "computer (hard)" and rows["Cards each"] == "10"
-    again.flow.start_game(clock.now_ns())
+    again.flow.lobby_phase.start_game(clock.now_ns())
     record = again.record
     assert record is not None and record.game == "riiing"
     assert record.kinds == ("human", "computer", "human") and record.options["hand_size"] == 10
@@ -787,8 +787,9 @@ def test_the_slap_shows_its_margin_and_a_false_slap_is_said_on_its_hand(
     queue.post(Press(0, t0 + 420 * MS))
     console.step()
     console.step()
-    assert console.flow.slap_shown == (1, 380) and console.flow.slap_margin == (0, 40)
-    assert console.flow.last_event == "Seat 2 slapped in 380 ms, by 40 ms over Seat 1"
+    snap = console.flow.snapshot()
+    assert snap.slap_shown == (1, 380) and snap.slap_margin == (0, 40)
+    assert console.flow.snapshot().last_event == "Seat 2 slapped in 380 ms, by 40 ms over Seat 1"
     false_slapper = console.flow.playing[0]
     actions = len(console.record.actions) if console.record else 0
     clock.advance(2 * S)
@@ -836,13 +837,15 @@ def test_a_loser_after_the_decision_still_gets_the_margin(display: TableDisplay)
     console.step()
     console.step()  # settle over: seat 1 wins alone
     assert console.record is not None and console.record.actions == ["slap 1"]
-    assert console.flow.slap_shown == (1, 380) and console.flow.slap_margin is None
+    snap = console.flow.snapshot()
+    assert snap.slap_shown == (1, 380) and snap.slap_margin is None
     decided = clock.now_ns()
     clock.advance(60 * MS)
     queue.post(Press(0, t0 + 460 * MS))
     console.step()
-    assert console.flow.slap_shown == (1, 380) and console.flow.slap_margin == (0, 80)
-    assert console.flow.last_event == "Seat 2 slapped in 380 ms, by 80 ms over Seat 1"
+    snap = console.flow.snapshot()
+    assert snap.slap_shown == (1, 380) and snap.slap_margin == (0, 80)
+    assert console.flow.snapshot().last_event == "Seat 2 slapped in 380 ms, by 80 ms over Seat 1"
     assert console.record.actions == ["slap 1"]
     lines = slap_lines(tv)
     assert lines[-1][1:] == ((1, 380), (0, 80)) and lines[-2][1:] == ((1, 380), None)
@@ -867,22 +870,23 @@ def test_the_runner_up_is_the_nearest_loser_and_never_the_winner(display: TableD
     clock.advance(400 * MS)
     queue.post(Press(1, t0 + 700 * MS))
     console.step()
-    assert console.flow.slap_margin == (1, 400)
+    assert console.flow.snapshot().slap_margin == (1, 400)
     queue.post(Press(0, t0 + 420 * MS))
     console.step()
-    assert console.flow.slap_margin == (0, 120)
+    assert console.flow.snapshot().slap_margin == (0, 120)
     queue.post(Release(2, t0 + 350 * MS))
     queue.post(Press(2, t0 + 800 * MS))  # the winner again
     queue.post(Release(1, t0 + 800 * MS))
     queue.post(Press(1, t0 + 900 * MS))
     console.step()
-    assert console.flow.slap_margin == (0, 120) and console.flow.slap_shown == (2, 300)
+    snap = console.flow.snapshot()
+    assert snap.slap_margin == (0, 120) and snap.slap_shown == (2, 300)
     clock.advance(decided + 1 * S + 1 - clock.now_ns())
     queue.post(Press(3, t0 + 310 * MS))  # nearer, but read too late to count
     console.step()
-    assert console.flow.slap_margin == (0, 120)
+    assert console.flow.snapshot().slap_margin == (0, 120)
     assert console.record.actions == ["slap 2"]
-    assert console.flow.last_event == "Seat 3 slapped in 300 ms, by 120 ms over Seat 1"
+    assert console.flow.snapshot().last_event == "Seat 3 slapped in 300 ms, by 120 ms over Seat 1"
 
 
 def test_a_computer_loser_after_the_decision_gets_the_margin_too(display: TableDisplay
@@ -891,20 +895,20 @@ def test_a_computer_loser_after_the_decision_gets_the_margin_too(display: TableD
     is the runner-up at its reaction time, on the TV (a redraw at that moment); its press
     makes no action."""
     console, clock, queue, tv, t0 = watched(display, ("human", "computer"), window_position())
-    reaction = console.flow.margin.planned.get(1)
+    reaction = console.flow.play.slap.margin.planned.get(1)
     assert reaction is not None and reaction > 300 * MS  # the seeded computer's plan
     clock.advance(250 * MS)
     queue.post(Press(0, t0 + 200 * MS))
     console.step()
     console.step()
     assert console.record is not None and console.record.actions == ["slap 0"]
-    assert console.flow.slap_margin is None
+    assert console.flow.snapshot().slap_margin is None
     for _ in range(10):
-        if console.flow.slap_margin is not None:
+        if console.flow.snapshot().slap_margin is not None:
             break
         console.step()
     want = (1, round((reaction - 200 * MS) / MS))
-    assert console.flow.slap_margin == want and clock.now_ns() == t0 + reaction
+    assert console.flow.snapshot().slap_margin == want and clock.now_ns() == t0 + reaction
     assert console.record.actions == ["slap 0"]
     assert slap_lines(tv)[-1] == (t0 + reaction, (0, 200), want)
 
@@ -1033,9 +1037,9 @@ def test_a_round_end_stays_on_the_tv_for_four_seconds(display: TableDisplay) -> 
     assert isinstance(clock, FakeClock)
     console, _clock, _queue, done = make(display, ("computer", "computer"), "right-on-time",
                                          on_action=lambda n: times.append(clock.now_ns()))
-    for _ in capped(lambda: console.flow.round_end is None and not done):
+    for _ in capped(lambda: console.flow.snapshot().round_end is None and not done):
         console.step()
-    shown = console.flow.round_end
+    shown = console.flow.snapshot().round_end
     assert shown is not None and console.record is not None
     assert shown.headline.endswith("wins round 1") and "Seat 1: " in shown.score
     winner = int(shown.headline.split()[1]) - 1
@@ -1044,9 +1048,9 @@ def test_a_round_end_stays_on_the_tv_for_four_seconds(display: TableDisplay) -> 
     at, count = clock.now_ns(), len(record.actions)
     for _ in capped(lambda: console.record is record and len(record.actions) == count):
         console.step()
-        if console.flow.round_end is not None:
+        if console.flow.snapshot().round_end is not None:
             assert clock.now_ns() - at < 4 * S + 1
-    assert times[-1] - at >= 4 * S and console.flow.round_end is None
+    assert times[-1] - at >= 4 * S and console.flow.snapshot().round_end is None
     for _ in capped(lambda: not done):
         console.step()
     clock2 = FakeClock(0)
@@ -1134,22 +1138,49 @@ def test_a_held_round_end_shows_the_round_that_ended(display: TableDisplay) -> N
     assert isinstance(clock, FakeClock)
     console, _clock, _queue, done = make(display, ("human", "computer", "computer"),
                                          "right-on-time")
-    for _ in capped(lambda: console.flow.round_end is None and not done):
-        if console.flow.phase is Phase.PLAY and console.flow.pos is not None:
-            mover = console.flow.plugin.to_move(console.flow.pos)
+    for _ in capped(lambda: console.flow.snapshot().round_end is None and not done):
+        if console.flow.snapshot().phase is Phase.PLAY and console.flow.snapshot().pos is not None:
+            mover = console.flow.plugin.to_move(console.flow.snapshot().pos)
             if mover == 0:  # the person lays the first legal action
-                legal = console.flow.plugin.engine.legal(console.flow.pos)
+                legal = console.flow.plugin.engine.legal(console.flow.snapshot().pos)
                 console.flow.submit(0, str(legal[0]), clock.now_ns())
         console.step()
-    held = console.flow.round_end
+    held = console.flow.snapshot().round_end
     assert held is not None
     ended = int(held.headline.split()[-1])
-    assert console.flow.pos.round == ended + 1  # the engine has dealt the next round
+    assert console.flow.snapshot().pos.round == ended + 1  # the engine has dealt the next round
     view = console.model(clock.now_ns()).view
     assert view is not None and view.round == ended
     for seat in console.flow.playing:
         assert seat.hand._phase is Phase.GAMEOVER and seat.hand._message == held.headline
-    for _ in capped(lambda: console.flow.round_end is not None):
+    for _ in capped(lambda: console.flow.snapshot().round_end is not None):
         console.step()
     after = console.model(clock.now_ns()).view
     assert after is not None and after.round == ended + 1
+
+
+def test_the_snapshot_is_a_frozen_value_of_what_the_tv_shows(display: TableDisplay) -> None:
+    """``GameFlow.snapshot()`` is one frozen value: in the lobby it has the lobby's menu and
+    no "How to play" page, a key later does not change a snapshot taken before it, and
+    in play it has the position, the record and the slap window's deadline the TV model
+    shows."""
+    import dataclasses
+
+    console, clock, queue, _ = make(display, ("human", "human"), skip_lobby=False)
+    before = console.flow.snapshot()
+    assert before.phase is Phase.LOBBY and before.lobby is not None and before.howto is None
+    assert before.pos is None and before.record is None and not before.held
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(before, "last_event", "changed")  # noqa: B010 (a frozen field, on purpose)
+    queue.post(KeyPress(0, "right", clock.now_ns()))
+    console.step()
+    after = console.flow.snapshot()
+    assert after.lobby is not None and after.lobby.cursor == before.lobby.cursor + 1
+    assert before.lobby.cursor == 0
+    console.play_from(window_position(), clock.now_ns())
+    snap = console.flow.snapshot()
+    model = console.model(clock.now_ns())
+    assert snap.phase is Phase.PLAY and snap.lobby is None and snap.pos is console.pos
+    assert snap.record is console.record and snap.deadline_ns == model.deadline_ns
+    assert snap.deadline_ns is not None and snap.last_event == model.last_event
+    assert [s.index for s in snap.playing] == [0, 1]

@@ -98,7 +98,7 @@ def test_a_full_card_restores_the_game_and_keeps_every_action_once_there_is_room
     assert sorted(p.name for p in small_card.iterdir() if p.name.startswith(DB_NAME + "."))\
         == []
     assert second.record is not None and second.record.actions == cut_at
-    assert second.flow.held
+    assert second.flow.snapshot().held
     banner = second.model(display.clock.now_ns()).banner
     assert f"Games are not saved: {small_card} is full" in banner
     while len(second.record.actions) < 20:
@@ -142,7 +142,7 @@ def test_a_read_only_card_restores_the_game_and_plays_on_unsaved(
     with read_only_view(card, tmp_path / "ro") as view:
         second = console_on(display, view, done)
         assert second.record is not None and second.record.actions == cut_at
-        assert second.flow.held
+        assert second.flow.snapshot().held
         banner = second.model(display.clock.now_ns()).banner
         assert f"Games are not saved: {view} is read-only" in banner
         for _ in range(30):

@@ -66,8 +66,8 @@ def test_the_top_line_and_the_result_box_say_the_same_margin(
     queue.post(Press(0, t0 + 327 * MS + apart_ns))
     console.step()
     console.step()
-    assert console.flow.slap_shown == (1, 327)
-    line = console.flow.last_event
+    assert console.flow.snapshot().slap_shown == (1, 327)
+    line = console.flow.snapshot().last_event
     assert line == f"Seat 2 slapped in 327 ms, {said} over Seat 1"
     assert "by 0 ms" not in line
     scene = TableScene(motion=False)

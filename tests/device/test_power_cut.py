@@ -95,7 +95,7 @@ def child(game: str, state_dir: Path, report: int, last: bool) -> None:
     c = console(game, state_dir, over)
     c.start()
     session = c.flow.session
-    if c.flow.held and session is not None:
+    if c.flow.snapshot().held and session is not None:
         line = f"R {session.step} {position_digest(session.plugin.name, session.pos)}\n"
     else:
         line = "N\n"

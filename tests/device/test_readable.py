@@ -646,25 +646,27 @@ def console_of(display: TableDisplay, kinds: tuple[str, ...], game: str = "riiin
 def test_console_model_reads_the_flows_slap_and_round_end(
     display: TableDisplay, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The model takes ``flow.slap_shown`` (seat, ms), ``flow.slap_margin`` (runner-up,
-    ms) and ``flow.round_end``; a value of another shape is left out with one log line per
-    kind, and a margin without a slap is not shown."""
+    """The model takes the flow snapshot's ``slap_shown`` (seat, ms), ``slap_margin``
+    (runner-up, ms) and ``round_end``, as the play phase holds them; a value of another
+    shape is left out with one log line per kind, and a margin without a slap is not
+    shown."""
     console = console_of(display, ("human", "human"))
-    flow: Any = console.flow
+    slap: Any = console.flow.play.slap
+    rounds: Any = console.flow.play.rounds
     now = console.clock.now_ns()
-    flow.slap_shown, flow.slap_margin = (1, 380.4), None
+    slap.slap_shown, slap.slap_margin = (1, 380.4), None
     assert (console.model(now).slap, console.model(now).slap_margin) == ((1, 380), None)
-    flow.slap_margin = (0, 41.6)
+    slap.slap_margin = (0, 41.6)
     assert console.model(now).slap_margin == (0, 42)
-    flow.slap_shown = None
+    slap.slap_shown = None
     assert console.model(now).slap_margin is None
     end = RoundEnd("Seat 2 wins round 3", "2 : 1", 1, "J5")
-    flow.round_end = end
+    rounds.round_end = end
     assert console.model(now).round_end == end
     with caplog.at_level(logging.WARNING, logger="partytable"):
-        flow.slap_shown = ("one", 3)
-        flow.slap_margin = (0, 1, 2)
-        flow.round_end = ("Seat 1 wins round 1", "1 : 0")
+        slap.slap_shown = ("one", 3)
+        slap.slap_margin = (0, 1, 2)
+        rounds.round_end = ("Seat 1 wins round 1", "1 : 0")
         for _ in range(3):
             model = console.model(now)
             assert model.slap is None and model.slap_margin is None

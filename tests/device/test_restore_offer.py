@@ -272,7 +272,7 @@ def test_a_game_cut_between_its_last_action_and_its_end_mark_shows_its_result(
     assert second.phase is Phase.GAMEOVER
     assert second.record is not None and second.record.actions == done[0].actions
     assert [r.winner for r in again] == [done[0].winner]
-    assert second.flow.headline == f"{seat_name(done[0].winner)} WINS!"
+    assert second.flow.snapshot().headline == f"{seat_name(done[0].winner)} WINS!"
     second.close()
     with GameDB.open(tmp_path) as db:
         (game,) = db.games()
@@ -303,13 +303,13 @@ def test_tonights_board_goes_on_after_a_power_cut_when_the_party_takes_the_game_
     first.close()
     source.write_text("a1b2c3d4-0000-4000-8000-000000000002\n")
     second = console_on(display, state, [])
-    assert second.flow.held
+    assert second.flow.snapshot().held
     if answer is not None:
         second.flow.on_key(0, answer, display.clock.now_ns())
     else:
-        while second.flow.held:
+        while second.flow.snapshot().held:
             second.step()
-    rows = dict(second.flow.board.rows())
+    rows = dict(second.flow.lobby_phase.board.rows())
     second.close()
     won = {"Games won": f"{seat_name(done[0].winner)}: 1"} if answer else {}
     assert {k: v for k, v in rows.items() if k == "Games won"} == won

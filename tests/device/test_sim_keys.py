@@ -168,7 +168,7 @@ def test_the_sim_window_draws_the_how_to_play_page_with_its_title_and_cards(
     console.flow.lobby.cursor = rows.index("howto")
     console.handle(KeyPress(0, "select", clock.now_ns()))
     assert console.phase is Phase.HOWTO
-    book = console.flow.howto
+    book = console.flow.howto_screen.book
     assert isinstance(book, HowtoBook)
     for _ in range(len(book.pages)):
         if any(p.card for p in book.page.pictures):
@@ -250,13 +250,13 @@ def test_backspace_on_the_restore_offer_declines_it_while_a_computer_is_to_move(
                                       state_dir=tmp_path, resume=True)
     clock = window.clock
     assert isinstance(clock, FakeClock)
-    assert console.flow.held and console.phase is Phase.PLAY
+    assert console.flow.snapshot().held and console.phase is Phase.PLAY
     assert not any(s.is_human for s in console.flow.playing)
     with mock_pin_factory() as factory:
         keys = SimKeyboard(console, factory, queue.post)
         posted = tap(keys, console, queue, key, clock.now_ns())
     assert posted, "the key reached no handheld"
-    assert not console.flow.held
+    assert not console.flow.snapshot().held
     assert console.phase is phase
     assert "Restored" not in console.model(clock.now_ns()).banner
     console.close()
@@ -272,7 +272,7 @@ def start_demo(window: TableDisplay) -> tuple[Console, FakeQueue]:
     assert str(console.phase) == Phase.LOBBY  # str(): mypy keeps no narrowing of it
     clock.advance(ATTRACT_NS + S)
     console.flow.timers.run_due(clock.now_ns())
-    assert console.flow.demo and console.phase is Phase.PLAY
+    assert console.flow.snapshot().demo and console.phase is Phase.PLAY
     assert DEMO_HINT in console.model(clock.now_ns()).banner
     return console, queue
 
@@ -290,7 +290,7 @@ def test_any_handheld_key_ends_the_attract_demo(window: TableDisplay, key: int) 
         keys = SimKeyboard(console, factory, queue.post)
         posted = tap(keys, console, queue, key, clock.now_ns())
     assert posted, "the key reached no handheld"
-    assert not console.flow.demo
+    assert not console.flow.snapshot().demo
     assert console.phase is Phase.LOBBY
     assert console.flow.lobby.choices.kinds == ("human", "computer")
     console.close()
@@ -308,11 +308,11 @@ def test_on_a_computers_turn_the_keys_drive_the_first_persons_handheld(
                                       skip_lobby=True)
     clock = window.clock
     assert isinstance(clock, FakeClock)
-    flow = console.flow
-    assert flow.phase is Phase.PLAY and flow.pos is not None
+    snap = console.flow.snapshot()
+    assert snap.phase is Phase.PLAY and snap.pos is not None
     with mock_pin_factory() as factory:
         keys = SimKeyboard(console, factory, queue.post)
-        assert flow.plugin.to_move(flow.pos) == 0  # RT-2.3: the lobby's first seat opens
+        assert snap.plugin.to_move(snap.pos) == 0  # RT-2.3: the lobby's first seat opens
         posted = tap(keys, console, queue, pygame.K_RIGHT, clock.now_ns())
         assert [e for e in posted if isinstance(e, KeyPress)] == [
             KeyPress(1, "right", clock.now_ns())]

@@ -56,7 +56,7 @@ def wait_for_demo(console: Console, cap: int = 200) -> None:
         if phase_of(console) is not Phase.LOBBY:
             break
         console.step()
-    assert console.flow.demo, f"no demo after {cap} wake-ups"
+    assert console.flow.snapshot().demo, f"no demo after {cap} wake-ups"
 
 
 def press_key(console: Console, queue: FakeQueue, clock: FakeClock, key: str) -> None:
@@ -111,21 +111,22 @@ def test_an_idle_lobby_plays_a_captioned_demo_that_any_key_ends(
     monkeypatch.setattr(type(console.plugin), "caption", recorded)
     wait_for_demo(console)
     assert clock.now_ns() >= 10 * S + ATTRACT_NS
-    assert console.flow.demo and DEMO_HINT in console.model(clock.now_ns()).banner
+    assert console.flow.snapshot().demo and DEMO_HINT in console.model(clock.now_ns()).banner
     record = console.record
     assert record is not None and record.kinds == ("computer",) * 3
     shown = 0
     for _ in range(5000):  # a step cap, and the demo game watched: never for ever
-        if len(record.actions) >= 40 or not console.flow.demo or console.record is not record:
+        demo = console.flow.snapshot().demo
+        if len(record.actions) >= 40 or not demo or console.record is not record:
             break
         before = len(given)
         console.step()
         if len(given) > before and given[-1] and phase_of(console) is Phase.PLAY:
-            assert console.flow.last_event == given[-1]  # the caption is the top line
+            assert console.flow.snapshot().last_event == given[-1]  # the caption is the top line
             shown += 1
     assert shown >= 3
     press_key(console, queue, clock, "select")
-    assert phase_of(console) is Phase.LOBBY and not console.flow.demo
+    assert phase_of(console) is Phase.LOBBY and not console.flow.snapshot().demo
     assert DEMO_HINT not in console.model(clock.now_ns()).banner
     assert console.flow.lobby.choices.kinds == ("human", "computer", "computer")
     assert console.flow.game_seed == 5
@@ -138,7 +139,7 @@ def test_a_slap_ends_the_demo_too(display: TableDisplay) -> None:
     wait_for_demo(console)
     queue.post(Press(1, clock.now_ns()))
     console.step()
-    assert phase_of(console) is Phase.LOBBY and not console.flow.demo
+    assert phase_of(console) is Phase.LOBBY and not console.flow.snapshot().demo
 
 
 def test_a_demo_game_goes_on_through_its_riiing_windows(display: TableDisplay) -> None:
@@ -153,19 +154,20 @@ def test_a_demo_game_goes_on_through_its_riiing_windows(display: TableDisplay) -
     assert record is not None and record.kinds == ("computer",) * 3
     after_window = 0
     for _ in range(20_000):  # a step cap, and the demo game watched: never for ever
-        if console.record is not record or not console.flow.demo or after_window >= 3:
+        if console.record is not record or not console.flow.snapshot().demo or after_window >= 3:
             break
         windows = sum(s.race == WINDOW_RACE for s in record.slaps)
         console.step()
         if windows and sum(s.race == WINDOW_RACE for s in record.slaps) == windows:
             after_window = sum(1 for a in record.actions[record.actions.index(
                 f"slap {record.slaps[-1].seat}"):]) - 1
-    assert console.record is record and console.flow.demo and phase_of(console) is Phase.PLAY
+    assert console.record is record and console.flow.snapshot().demo
+    assert phase_of(console) is Phase.PLAY
     won = [s for s in record.slaps if s.race == WINDOW_RACE]
     assert won and all(s.ms >= 0.8 * 320 for s in won)  # computers' reactions, not a person's
     assert after_window >= 3  # the game went on past its first RIIING!
     assert "ring" in cues and "slap" in cues
-    assert console.flow.last_event  # the caption (or the slap's line) is the top line
+    assert console.flow.snapshot().last_event  # the caption (or the slap's line) is the top line
 
 
 def _games(state_dir: Path) -> int:

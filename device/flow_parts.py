@@ -1,0 +1,185 @@
+"""The parts of the game flow every phase handler uses (``device.flow``): the seats, the
+loop's timers, the lobby's choices, the game session and its plugin, the TV's notices and
+top line, the phase's timers, the hand composers.
+
+:class:`FlowParts` holds them and the few services on them; ``device.flow.GameFlow`` is
+one, with the phase handlers and the input dispatch on top.  Also here: the flow's timing
+knobs (:class:`Timing`) and the volume it sets (:class:`VolumeKnob`).  Times are ``int``
+CLOCK_MONOTONIC ns from the loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from device.game_records import JournalError
+from device.games import GamePlugin, get_plugin
+from device.journal import StateError
+from device.lobby import Lobby, LobbyChoices
+from device.notices import Notices
+from device.phase import Phase
+from device.seats import Seat
+from device.session import GameRecord, GameSession, GameStore
+from device.slap_race import RaceTiming
+from device.timers import Timer, Timers
+
+log = logging.getLogger("partytable")
+
+S = 1_000_000_000
+NOTICE_NS = 10 * S
+"""How long a notice from opening the game database (set aside, carried over) stays."""
+
+
+class VolumeKnob(Protocol):
+    """The sound player's volume step 0..10 (``device.sound.SoundPlayer``)."""
+
+    volume: int
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """The flow's timing knobs (ns unless named otherwise).
+
+    ``bot_move_ns``: how long a computer player waits before a move, so people can follow
+    (docs/architecture.md "Modes": about a second); ``wakeup_ns``: the wake-up race's limit (10 s,
+    RI-2.3); ``gameover_ns``: how long the results stay before the lobby returns (0: until a
+    key); ``round_ns``: how long a round's end stays on the TV before play goes on (0: not
+    at all); ``resume_ns``: how long a game restored after a power cut waits on the TV before
+    it goes on by itself (a slap or a key goes on at once; 0: at once); ``race``: the slap
+    race's knobs (settle time, computer reaction times)."""
+
+    bot_move_ns: int = 1 * S
+    wakeup_ns: int = 10 * S
+    gameover_ns: int = 0
+    round_ns: int = 4 * S
+    resume_ns: int = 5 * S
+    race: RaceTiming = field(default_factory=RaceTiming)
+
+
+class FlowParts:
+    """The game flow's shared parts (see the module docstring; the arguments are
+    ``device.flow.GameFlow``'s).  The constructor does no I/O."""
+
+    def __init__(
+        self,
+        *,
+        seats: Sequence[Seat],
+        timers: Timers,
+        post: Callable[[object], None],
+        choices: LobbyChoices,
+        game_seed: int,
+        timing: Timing,
+        state_dir: Path | None,
+        on_game_over: Callable[[GameRecord], None] | None,
+        on_action: Callable[[int], None] | None,
+        cue: Callable[[str], None] | None,
+        volume: VolumeKnob | None,
+    ) -> None:
+        self.seats = list(seats)
+        self.cue: Callable[[str], None] = cue or (lambda name: None)
+        """Plays sound cue ``name`` (``device.flow.CUES``); never raises (``device.sound``)."""
+        self.volume = volume
+        """The sound player's volume (the lobby's Volume row), or ``None``: no sound."""
+        self.timers = timers
+        self.post = post
+        self.timing = timing
+        self.state_dir = state_dir
+        self.on_game_over = on_game_over
+        self.on_action = on_action
+        self.lobby = Lobby(choices, max_seats=max(2, min(6, len(self.seats))),
+                           sound=volume is not None)
+        """The lobby's choices and menu (``device.lobby``)."""
+        self.game_seed = game_seed
+        """The next game's seed."""
+        self.phase = Phase.LOBBY
+        self.plugin: GamePlugin = get_plugin(choices.game)
+        """The plugin of the game played (or chosen in the lobby)."""
+        self.session: GameSession | None = None
+        """The game played (or shown at its end), or ``None`` in the lobby."""
+        self.store = GameStore(state_dir)
+        """The game database (``device.session.GameStore``)."""
+        self.notices = Notices()
+        """The lines the party must see on the TV's banner (a damaged lobby.json, the
+        restore offer, a state directory that cannot hold the games: ``device.notices``)."""
+        self.last_event = ""
+        """The TV's top line."""
+        self._store_shown = ""
+        self._timers: list[Timer] = []
+
+    @property
+    def playing(self) -> list[Seat]:
+        """The seats of the game being played (or chosen in the lobby)."""
+        return self.seats[: len(self.lobby.choices.kinds)]
+
+    @property
+    def game_session(self) -> GameSession:
+        """The game session played; raises ``RuntimeError`` when there is none (a flow
+        bug, caught by the loop)."""
+        if self.session is None:
+            raise RuntimeError("no game session")
+        return self.session
+
+    def open_store(self, now_ns: int, *, resume: bool) -> None:
+        """Open the game database: its notices go on the TV; a console that ``resume``s
+        carries on its seeds after the newest game's, one that never resumes (headless)
+        ends its cut games here."""
+        db = self.store.db()
+        newest = None
+        if db is not None and resume:  # a console that resumes also carries on its seeds
+            with contextlib.suppress(StateError, JournalError):
+                newest = next(iter(db.games(1)), None)
+        elif db is not None:  # a run that never resumes (headless): its cut games end here
+            with contextlib.suppress(StateError):
+                db.abandon_unfinished()
+        if newest is not None and newest.header.seed >= self.game_seed:
+            self.game_seed = newest.header.seed + 1  # each later game adds 1, across starts
+        for notice in self.store.notices:  # GameDB.open logged them
+            self.flash(notice, now_ns, logged=True)
+        self.show_store_problem()
+
+    def close(self) -> None:
+        """Close the game database (idempotent); the flow may go on and opens it again."""
+        self.store.close()
+
+    def close_menus(self) -> None:
+        """Close every seat's handheld menu."""
+        for seat in self.seats:
+            seat.menu = None
+
+    def make_hands(self) -> None:
+        """Give every playing seat a fresh hand composer of the plugin's game."""
+        for seat in self.playing:
+            seat.hand = self.plugin.hand(seat.index)
+
+    def show_store_problem(self) -> None:
+        """Name a state directory that cannot hold the games on the TV, while it lasts."""
+        problem = self.store.problem
+        if problem != self._store_shown:
+            self.notices.drop(self._store_shown)
+            self.notices.show(problem)
+            self._store_shown = problem
+
+    def flash(self, text: str, now_ns: int, *, logged: bool = False) -> None:
+        """Show ``text`` on the TV's banner for :data:`NOTICE_NS` (one log line too, unless
+        it is ``logged`` already), also across the start of a game; a loop timer at its
+        end redraws the TV without it."""
+        if not logged:
+            log.warning("%s", text)
+        self.notices.show(text, until_ns=now_ns + NOTICE_NS)
+        self.timers.call_at(now_ns + NOTICE_NS, self.notices.expire, "notice")
+
+    def timer(self, at_ns: int, fn: Callable[[int], None], name: str) -> None:
+        """Call ``fn(now_ns)`` at ``at_ns``, unless the phase's timers are cancelled first
+        (:meth:`cancel_timers`: the next action, the lobby, the game's end)."""
+        self._timers.append(self.timers.call_at(at_ns, fn, name))
+
+    def cancel_timers(self) -> None:
+        """Cancel every timer set with :meth:`timer`."""
+        for t in self._timers:
+            t.cancel()
+        self._timers.clear()
