@@ -5,12 +5,13 @@ game is played.
 without a winner when a handheld's menu or the simulator asks, and turns a handheld key, a
 slap and a timer into engine actions through the game session (``GameFlow.session``); it
 asks the game's plugin what a slap, a timeout or a false slap is, whether a slap window
-opens and for how long, and how an action reads on the TV.  An action the engine refuses
-is shown on that seat's hand screen and the game goes on; it, and a key the hand composer
-refuses by itself, plays the "refusal" cue.  Its own state: the won slap on the TV (:class:`~device.flow_slap.SlapDisplay`), the round
-held on the TV (:class:`~device.flow_round.RoundHold`), the buttons pressed that nobody
-sits at, the position before the action being applied.  Times are ``int`` CLOCK_MONOTONIC
-ns from the loop.
+opens and for how long, and how an action reads on the TV. An action the engine refuses is
+shown on that seat's hand screen and the game goes on; it, and a key the hand composer
+refuses by itself, plays the "refusal" cue. Its own state: the won slap on the TV
+(:class:`~device.flow_slap.SlapDisplay`), the round held on the TV
+(:class:`~device.flow_round.RoundHold`), the buttons pressed that nobody sits at, the
+position before the action being applied. Times are ``int`` CLOCK_MONOTONIC ns from the
+loop.
 """
 
 from __future__ import annotations
