@@ -36,7 +36,7 @@ from device.events import (
     Wake,
 )
 from device.flow import GameFlow, Timing, VolumeKnob
-from device.games import GamePlugin
+from device.games import AnyPlugin
 from device.howto import HOWTO_HINT
 from device.lobby import LobbyChoices
 from device.loop import Loop, Ticker
@@ -182,12 +182,12 @@ class Console:
         return self.flow.phase
 
     @property
-    def plugin(self) -> GamePlugin:
+    def plugin(self) -> AnyPlugin:
         """The plugin of the game being played (or chosen in the lobby)."""
         return self.flow.plugin
 
     @property
-    def pos(self) -> Any:
+    def pos(self) -> object:
         """The engine position being played, or ``None``."""
         return self.flow.pos
 
@@ -196,7 +196,7 @@ class Console:
         """The record of the game being played (or last played), or ``None``."""
         return None if self.flow.session is None else self.flow.session.record
 
-    def play_from(self, pos: Any, now_ns: int) -> None:
+    def play_from(self, pos: object, now_ns: int) -> None:
         """See :meth:`GameFlow.play_from`."""
         self.start()
         self.flow.play_from(pos, now_ns)

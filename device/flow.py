@@ -26,13 +26,13 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from device.arbiter import LogEntry, SlapDecision, Verdict
 from device.atomic_file import write_atomic
 from device.attract import DEMO_HINT, AttractMode
 from device.game_records import JournalError
-from device.games import GamePlugin, get_plugin
+from device.games import AnyPlugin, get_plugin
 from device.hand_ui import Key
 from device.howto import HowtoBook, HowtoScreen
 from device.journal import StateError
@@ -47,6 +47,7 @@ from device.seats import Seat, SeatKind
 from device.session import (
     WAKEUP_RACE,
     WINDOW_RACE,
+    AnySession,
     GameRecord,
     GameSession,
     GameStore,
@@ -146,8 +147,8 @@ class GameFlow:
                            sound=volume is not None)
         self.game_seed = game_seed
         self.phase = Phase.LOBBY
-        self.plugin: GamePlugin = get_plugin(choices.game)
-        self.session: GameSession | None = None
+        self.plugin: AnyPlugin = get_plugin(choices.game)
+        self.session: AnySession | None = None
         self.store = GameStore(state_dir)
         """The game database (``device.session.GameStore``)."""
         self.board = TonightsBoard(self.store, timers, self._question_over)
@@ -163,8 +164,8 @@ class GameFlow:
         """The lobby's "How to play" pages (phase ``HOWTO``, ``device.howto``)."""
         self.round_end: RoundEnd | None = None
         """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
-        self._round_pos: Any = None  # the position the held round ended from (TV, hands)
-        self._before: Any = None  # the position before the action being applied
+        self._round_pos: object = None  # the position the held round ended from (TV, hands)
+        self._before: object = None  # the position before the action being applied
         self._store_shown = ""
         self._slap_timer: Timer | None = None
         self.race = self._new_race(len(choices.kinds))
@@ -218,12 +219,12 @@ class GameFlow:
         return self.seats[: len(self.lobby.choices.kinds)]
 
     @property
-    def pos(self) -> Any:
+    def pos(self) -> object:
         """The engine position of the game being played, or ``None``."""
         return None if self.session is None else self.session.pos
 
     @property
-    def shown_pos(self) -> Any:
+    def shown_pos(self) -> object:
         """The position the TV and the hand screens show: :attr:`pos`, except while a
         round's end is held (:attr:`round_end`), when it is the position the round ended
         from, so nobody sees the next round's deal before it is played (RT-2.4 deals it at
@@ -454,7 +455,7 @@ class GameFlow:
             self.last_event = f"{seat_name(first)} starts"
         self._after_action((), now_ns)
 
-    def play_from(self, pos: Any, now_ns: int) -> None:
+    def play_from(self, pos: object, now_ns: int) -> None:
         """Continue playing from ``pos``, a position of the lobby's chosen game with as many
         seats as the lobby (rule tests in notation drive the device this way).  Raises
         ``ValueError`` when the seat counts differ."""
@@ -574,14 +575,17 @@ class GameFlow:
         self._game_over(None, "ended from a handheld", now_ns, abandoned=True)
 
     # ------------------------------------------------------------------ actions
-    def submit(self, seat: int | None, text: str, now_ns: int, note: str = "") -> bool:
-        """Apply action ``text`` for ``seat`` (``None``: the device itself).  An action the
-        engine refuses is shown on that seat's hand screen; returns whether it applied."""
+    def submit(self, seat: int | None, action: object, now_ns: int, note: str = "") -> bool:
+        """Apply ``action`` (an action of the game being played, from its plugin, a hand
+        composer or a computer player) for ``seat`` (``None``: the device itself).  An
+        action the engine refuses is shown on that seat's hand screen; returns whether it
+        applied.  The logs name it by its text (``str(action)``)."""
         if self.session is None or self.phase is not Phase.PLAY:
             return False
         self._before = self.session.pos
+        text = str(action)
         try:
-            events = self.session.apply(seat, text, note)
+            events = self.session.apply(seat, action, note)
         except EngineError as err:
             log.warning("refused %r: %s", text, err)
             self.cue("refusal")
@@ -655,7 +659,7 @@ class GameFlow:
             return
         if not self.submit(seat, action, now_ns):
             # a computer player must never stall the table: take the first legal action
-            self.submit(seat, str(self.session.engine.legal(self.session.pos)[0]), now_ns)
+            self.submit(seat, self.session.engine.legal(self.session.pos)[0], now_ns)
 
     # ------------------------------------------------------------------ the slap race
     def _new_race(self, seats: int) -> SlapRace:
@@ -778,12 +782,12 @@ class GameFlow:
 
     # ------------------------------------------------------------------ helpers
     @property
-    def _session(self) -> GameSession:
+    def _session(self) -> AnySession:
         if self.session is None:
             raise RuntimeError("no game session")  # a flow bug, caught by the loop
         return self.session
 
-    def _prepare(self, session: GameSession, now_ns: int) -> None:
+    def _prepare(self, session: AnySession, now_ns: int) -> None:
         """Make ``session`` the game being played: its plugin, seat kinds, a fresh race."""
         self._cancel_timers()
         self.race.close(now_ns)
