@@ -5,9 +5,9 @@ A game's plugin (``device.games.<game>``) gives one :class:`HandComposer` per se
 (``plugin.hand(seat)``), generic over the game's view and action types
 (``HandComposer[V, A]``).  It turns that seat's engine view and the presses of its four
 keys (:class:`Key`) into the engine's actions (values of ``A``, each one whose text is in
-``view.legal``), never into text.  It is pure logic: no I/O, no clock, no randomness.  What the
-128x64 OLED shows is a frozen :class:`HandScreenModel` (:meth:`HandComposer.screen`),
-drawn by ``device.render.hand``.
+``view.legal``), never into text.  It is pure logic: no I/O, no clock, no randomness.
+What the 128x64 OLED shows is a frozen :class:`HandScreenModel`
+(:meth:`HandComposer.screen`), drawn by ``device.render.hand``.
 
 The device calls ``show(phase, view, message)`` whenever the seat's view may have changed,
 ``key(k)`` for each key press (submitting the returned action, if any, to the engine)

@@ -21,12 +21,12 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Generic, TypeAlias, TypeVar
+from typing import Any, Generic, TypeAlias
 
 from device.arbiter import SlapDecision
 from device.game_records import ActionRecord, DecisionRecord, JournalError, JournalHeader, Record
 from device.games import PLUGINS, GamePlugin
-from device.games.base import EngineView
+from device.games.base import A, P, V
 from device.journal import GameDB, SlapRow, StateError
 from device.seats import SeatKind
 from device.slap_race import RaceTiming, computer_reaction_ns
@@ -335,14 +335,6 @@ class JournalWriter:
             return False
         self.store.worked()
         return True
-
-
-P = TypeVar("P")
-"""The game's position type."""
-A = TypeVar("A")
-"""The game's action type."""
-V = TypeVar("V", bound=EngineView)
-"""The game's view type."""
 
 
 class GameSession(Generic[P, A, V]):
