@@ -98,12 +98,16 @@ A = TypeVar("A")
 V = TypeVar("V", bound=EngineView)
 """The game's view type (``engine.core.Game``'s ``V``)."""
 P_contra = TypeVar("P_contra", contravariant=True)
+"""A position type a protocol below takes."""
 V_contra = TypeVar("V_contra", contravariant=True)
+"""A view type a protocol below takes."""
 
 
 class Narration(Protocol[V_contra]):
     """What a game's narration module gives (``device/games/<game>/narrate.py``): the
-    table's line for an action's events and the demo's caption from the table's view."""
+    table's line for an action's events and the demo's caption from the table's view.  The
+    module itself is the value (a module satisfies a protocol with its functions; mypy
+    checks it where a plugin assigns it)."""
 
     def narrate(self, events: Sequence[Event], /) -> str | None:
         """See :meth:`GamePlugin.narrate`."""
@@ -113,8 +117,9 @@ class Narration(Protocol[V_contra]):
 
 
 class Drawing(Protocol[P_contra, V_contra]):
-    """What a game's table module gives (``device/games/<game>/table.py``): its card faces,
-    its centre zones in play and the words of how a finished game was won."""
+    """What a game's table module gives (``device/games/<game>/table.py``, the module
+    itself, as :class:`Narration`): its card faces, its centre zones in play and the words
+    of how a finished game was won."""
 
     def card_face(self, cards: CardPainter, code: str, height: int, /) -> pygame.Surface:
         """See :meth:`GamePlugin.card_face`."""
