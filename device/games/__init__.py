@@ -6,8 +6,8 @@
 This is the one place the games' types are erased: each plugin is a
 ``GamePlugin[Position, Action, View]`` of its own engine's types, and the game-free device
 code (the flow, the session, the console, the renderers) holds whichever game the lobby
-chose as an :data:`AnyPlugin` (its hands as :data:`AnyHand`), handing the plugin back the
-positions, actions and views it got from it.
+chose as an :data:`AnyPlugin`, handing the plugin back the positions, actions and views it
+got from it.
 """
 
 from __future__ import annotations
@@ -17,13 +17,9 @@ from typing import Any, TypeAlias
 from device.games.base import GamePlugin, OptionChoice
 from device.games.right_on_time import RightOnTimePlugin
 from device.games.riiing import RiiingPlugin
-from device.hand_ui import HandComposer
 
 AnyPlugin: TypeAlias = GamePlugin[Any, Any, Any]
 """A plugin of any game: its position, action and view types erased."""
-
-AnyHand: TypeAlias = HandComposer[Any, Any]
-"""A hand composer of any game (``AnyPlugin.hand``): its view and action types erased."""
 
 PLUGINS: dict[str, AnyPlugin] = {p.name: p for p in (RiiingPlugin(), RightOnTimePlugin())}
 """Engine game name -> plugin, in the order the lobby offers them."""
@@ -37,4 +33,4 @@ def get_plugin(name: str) -> AnyPlugin:
         raise ValueError(f"unknown game {name!r} (known: {', '.join(PLUGINS)})") from None
 
 
-__all__ = ["PLUGINS", "AnyHand", "AnyPlugin", "GamePlugin", "OptionChoice", "get_plugin"]
+__all__ = ["PLUGINS", "AnyPlugin", "GamePlugin", "OptionChoice", "get_plugin"]
