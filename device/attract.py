@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from device.session import GameSession
 from device.timers import Timer, Timers
 from engine.core import Event
 
 if TYPE_CHECKING:
-    from device.games.base import GamePlugin
+    from device.games import AnyPlugin
+    from device.games.base import A, GamePlugin, P, V
     from device.lobby import LobbyChoices
 
 log = logging.getLogger("partytable")
@@ -41,7 +42,7 @@ DEMO_SEED_STEP = 1000
 deals the game the party plays next and the party's seed is not moved on."""
 
 
-def caption(plugin: GamePlugin, events: Sequence[Event], pos: Any) -> str:
+def caption(plugin: GamePlugin[P, A, V], events: Sequence[Event], pos: P) -> str:
     """The caption for the top strip after an action of the demo game.
 
     ``plugin``: the demo's game; ``events``: what the action did (the engine's ``apply``
@@ -89,8 +90,8 @@ class AttractMode:
             self._idle.cancel()
             self._idle = None
 
-    def session(self, plugin: GamePlugin, choices: LobbyChoices, game_seed: int
-                ) -> GameSession:
+    def session(self, plugin: GamePlugin[P, A, V], choices: LobbyChoices, game_seed: int
+                ) -> GameSession[P, A, V]:
         """The next demo game: ``plugin``'s game with the lobby's seat count and options,
         every seat a computer player, seed ``game_seed + n * DEMO_SEED_STEP`` for the
         ``n``-th demo, and no game database (not journaled, never on the leaderboard)."""
@@ -100,7 +101,7 @@ class AttractMode:
                            first=choices.first)
 
     @staticmethod
-    def first_seat(plugin: GamePlugin, choices: LobbyChoices) -> int:
+    def first_seat(plugin: AnyPlugin, choices: LobbyChoices) -> int:
         """Who opens the demo game: the lobby's first seat (RT-2.3), or seat 0 where the
         game runs a wake-up race (RI-2.3: nobody at the table slaps in a demo)."""
         return 0 if plugin.wakeup_race else choices.first
@@ -110,7 +111,7 @@ class AttractMode:
         (``by_a_person``), never a computer player's own slap in the demo game."""
         return self.on and by_a_person
 
-    def line(self, plugin: GamePlugin, events: Sequence[Event], pos: Any,
+    def line(self, plugin: GamePlugin[P, A, V], events: Sequence[Event], pos: P,
              line: str | None) -> str:
         """The TV's top line after an action: during a demo the rule it applied
         (:func:`caption`) when the plugin has one, else ``line`` (the narration; ``None``

@@ -37,7 +37,7 @@ from device.events import (
 )
 from device.flow import GameFlow, Timing, VolumeKnob
 from device.flow_snapshot import FlowSnapshot
-from device.games import GamePlugin
+from device.games import AnyPlugin
 from device.lobby import LobbyChoices
 from device.loop import Loop, Ticker
 from device.notices import SEPARATOR
@@ -178,12 +178,12 @@ class Console:
         return self.flow.snapshot().phase
 
     @property
-    def plugin(self) -> GamePlugin:
+    def plugin(self) -> AnyPlugin:
         """The plugin of the game being played (or chosen in the lobby)."""
         return self.flow.snapshot().plugin
 
     @property
-    def pos(self) -> Any:
+    def pos(self) -> object:
         """The engine position being played, or ``None``."""
         return self.flow.snapshot().pos
 
@@ -192,7 +192,7 @@ class Console:
         """The record of the game being played (or last played), or ``None``."""
         return self.flow.snapshot().record
 
-    def play_from(self, pos: Any, now_ns: int) -> None:
+    def play_from(self, pos: object, now_ns: int) -> None:
         """See :meth:`GameFlow.play_from`."""
         self.start()
         self.flow.play_from(pos, now_ns)

@@ -27,7 +27,6 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from device.arbiter import SlapDecision
 from device.attract import AttractMode
@@ -45,7 +44,7 @@ from device.menu import MENU_KEY, MenuChoice, SeatMenu
 from device.phase import Phase
 from device.render.model import HowtoShown
 from device.seats import Seat, SeatKind
-from device.session import GameRecord, GameSession
+from device.session import AnySession, GameRecord
 from device.slap_race import ComputerPress, SlapRace
 from device.timers import Timers
 from device.words import seat_name
@@ -224,10 +223,10 @@ class GameFlow(FlowParts):
         self.race.flipped(t_ns)
         self.cue("ring")
 
-    def submit(self, seat: int | None, text: str, now_ns: int, note: str = "") -> bool:
-        """Apply action ``text`` for ``seat`` (``None``: the device itself) in the game
+    def submit(self, seat: int | None, action: object, now_ns: int, note: str = "") -> bool:
+        """Apply the engine action ``action`` for ``seat`` (``None``: the device itself) in the game
         played (:meth:`device.flow_play.PlayPhase.submit`); returns whether it applied."""
-        return self.play.submit(seat, text, now_ns, note)
+        return self.play.submit(seat, action, now_ns, note)
 
     def abandon(self, now_ns: int) -> None:
         """End the game being played without a winner and return to the lobby; the journal
@@ -248,7 +247,7 @@ class GameFlow(FlowParts):
         self.held_game.offer.end()
         self.lobby_phase.enter(now_ns)
 
-    def play_from(self, pos: Any, now_ns: int) -> None:
+    def play_from(self, pos: object, now_ns: int) -> None:
         """Continue playing from ``pos``, a position of the lobby's chosen game with as many
         seats as the lobby (rule tests in notation drive the device this way,
         :meth:`device.flow_play.PlayPhase.play_from`).  Raises ``ValueError`` when the seat
@@ -276,7 +275,7 @@ class GameFlow(FlowParts):
             self.play.slap_timeout(now_ns)
 
     # ------------------------------------------------------------------ for the phases
-    def prepare(self, session: GameSession, now_ns: int) -> None:
+    def prepare(self, session: AnySession, now_ns: int) -> None:
         """Make ``session`` the game being played: its plugin, seat kinds, a fresh race."""
         self.cancel_timers()
         self.race.close(now_ns)

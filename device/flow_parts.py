@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Protocol
 
 from device.game_records import JournalError
-from device.games import GamePlugin, get_plugin
+from device.games import AnyPlugin, get_plugin
 from device.journal import StateError
 from device.lobby import Lobby, LobbyChoices
 from device.notices import Notices
 from device.phase import Phase
 from device.seats import Seat
-from device.session import GameRecord, GameSession, GameStore
+from device.session import AnySession, GameRecord, GameStore
 from device.slap_race import RaceTiming
 from device.timers import Timer, Timers
 
@@ -97,9 +97,9 @@ class FlowParts:
         self.game_seed = game_seed
         """The next game's seed."""
         self.phase = Phase.LOBBY
-        self.plugin: GamePlugin = get_plugin(choices.game)
+        self.plugin: AnyPlugin = get_plugin(choices.game)
         """The plugin of the game played (or chosen in the lobby)."""
-        self.session: GameSession | None = None
+        self.session: AnySession | None = None
         """The game played (or shown at its end), or ``None`` in the lobby."""
         self.store = GameStore(state_dir)
         """The game database (``device.session.GameStore``)."""
@@ -117,7 +117,7 @@ class FlowParts:
         return self.seats[: len(self.lobby.choices.kinds)]
 
     @property
-    def game_session(self) -> GameSession:
+    def game_session(self) -> AnySession:
         """The game session played; raises ``RuntimeError`` when there is none (a flow
         bug, caught by the loop)."""
         if self.session is None:

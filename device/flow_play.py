@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from device.arbiter import LogEntry, SlapDecision, Verdict
 from device.flow_round import RoundHold
 from device.flow_slap import MS, SlapDisplay
-from device.games import GamePlugin, get_plugin
+from device.games import AnyPlugin, get_plugin
 from device.hand_ui import Key
 from device.phase import Phase
 from device.seats import Seat
-from device.session import WAKEUP_RACE, WINDOW_RACE, GameSession
+from device.session import WAKEUP_RACE, WINDOW_RACE, AnySession, GameSession
 from device.words import seat_name
 from drivers.slap import Press
 from engine.core import EngineError, Event
@@ -48,16 +48,16 @@ class PlayPhase:
         """The won slap on the TV and its margin (``device.flow_slap``)."""
         self.rounds = RoundHold()
         """The round whose end is held on the TV (``device.flow_round``)."""
-        self._before: Any = None  # the position before the action being applied
+        self._before: object = None  # the position before the action being applied
         self._unseated: set[int] = set()
 
     @property
-    def plugin(self) -> GamePlugin:
+    def plugin(self) -> AnyPlugin:
         """The plugin of the game played."""
         return self.flow.plugin
 
     @property
-    def session(self) -> GameSession | None:
+    def session(self) -> AnySession | None:
         """The game session played, or ``None``."""
         return self.flow.session
 
@@ -90,7 +90,7 @@ class PlayPhase:
             flow.last_event = f"{seat_name(first)} starts"
         self.after_action((), now_ns)
 
-    def play_from(self, pos: Any, now_ns: int) -> None:
+    def play_from(self, pos: object, now_ns: int) -> None:
         """Continue playing from ``pos``, a position of the lobby's chosen game with as many
         seats as the lobby (rule tests in notation drive the device this way).  Raises
         ``ValueError`` when the seat counts differ."""
@@ -150,14 +150,17 @@ class PlayPhase:
                 self.flow.cue("refusal")
 
     # ------------------------------------------------------------------ actions
-    def submit(self, seat: int | None, text: str, now_ns: int, note: str = "") -> bool:
-        """Apply action ``text`` for ``seat`` (``None``: the device itself).  An action the
-        engine refuses is shown on that seat's hand screen; returns whether it applied."""
+    def submit(self, seat: int | None, action: object, now_ns: int, note: str = "") -> bool:
+        """Apply the engine action ``action`` (from the plugin, the seat's hand composer or a
+        computer player) for ``seat`` (``None``: the device itself).  An action the engine
+        refuses is shown on that seat's hand screen; returns whether it applied.  The logs
+        name it by its text (``str(action)``)."""
+        text = str(action)
         if self.session is None or self.flow.phase is not Phase.PLAY:
             return False
         self._before = self.session.pos
         try:
-            events = self.session.apply(seat, text, note)
+            events = self.session.apply(seat, action, note)
         except EngineError as err:
             log.warning("refused %r: %s", text, err)
             self.flow.cue("refusal")
@@ -234,7 +237,7 @@ class PlayPhase:
             return
         if not self.submit(seat, action, now_ns):
             # a computer player must never stall the table: take the first legal action
-            self.submit(seat, str(self.session.engine.legal(self.session.pos)[0]), now_ns)
+            self.submit(seat, self.session.engine.legal(self.session.pos)[0], now_ns)
 
     # ------------------------------------------------------------------ the slap race
     def slap_won(self, decision: SlapDecision, now_ns: int) -> None:

@@ -9,8 +9,6 @@ every seeded draw are the same.
 
 from __future__ import annotations
 
-from typing import Any
-
 from device.render.model import RoundEnd
 
 
@@ -20,9 +18,9 @@ class RoundHold:
     def __init__(self) -> None:
         self.round_end: RoundEnd | None = None
         """The round that just ended, on the TV while play waits (``Timing.round_ns``)."""
-        self._round_pos: Any = None  # the position the held round ended from (TV, hands)
+        self._round_pos: object = None  # the position the held round ended from (TV, hands)
 
-    def hold(self, ended: RoundEnd, pos: Any) -> None:
+    def hold(self, ended: RoundEnd, pos: object) -> None:
         """Hold ``ended``, a round that ended from engine position ``pos``."""
         self.round_end = ended
         self._round_pos = pos
@@ -32,7 +30,7 @@ class RoundHold:
         next hold, never shown without one)."""
         self.round_end = None
 
-    def shown_pos(self, pos: Any) -> Any:
+    def shown_pos(self, pos: object) -> object:
         """The position the TV and the hand screens show while ``pos`` is played: the one
         the held round ended from while a round is held, else ``pos``."""
         if self.round_end is not None and self._round_pos is not None:

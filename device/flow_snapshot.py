@@ -10,9 +10,8 @@ which live on).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from device.games import GamePlugin
+from device.games import AnyPlugin
 from device.notices import Notice
 from device.phase import Phase
 from device.render.model import HowtoShown, LobbyModel, RoundEnd
@@ -41,10 +40,10 @@ class FlowSnapshot:
     attract-mode demo game plays."""
 
     phase: Phase
-    plugin: GamePlugin
+    plugin: AnyPlugin
     playing: tuple[Seat, ...]
-    pos: Any
-    shown_pos: Any
+    pos: object
+    shown_pos: object
     record: GameRecord | None
     last_event: str
     headline: str

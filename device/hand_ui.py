@@ -2,14 +2,15 @@
 state machine's interface (:class:`HandComposer`).
 
 A game's plugin (``device.games.<game>``) gives one :class:`HandComposer` per seat
-(``plugin.hand(seat)``).  It turns that seat's engine view and the presses of its four keys
-(:class:`Key`) into action texts spelled exactly as ``docs/notation.md`` (and
-``view.legal``) spell them.  It is pure logic: no I/O, no clock, no randomness.  What the
-128x64 OLED shows is a frozen :class:`HandScreenModel` (:meth:`HandComposer.screen`),
-drawn by ``device.render.hand``.
+(``plugin.hand(seat)``), generic over the game's view and action types
+(``HandComposer[V, A]``).  It turns that seat's engine view and the presses of its four
+keys (:class:`Key`) into the engine's actions (values of ``A``, each one whose text is in
+``view.legal``), never into text.  It is pure logic: no I/O, no clock, no randomness.
+What the 128x64 OLED shows is a frozen :class:`HandScreenModel`
+(:meth:`HandComposer.screen`), drawn by ``device.render.hand``.
 
 The device calls ``show(phase, view, message)`` whenever the seat's view may have changed,
-``key(k)`` for each key press (submitting the returned action text, if any, to the engine)
+``key(k)`` for each key press (submitting the returned action, if any, to the engine)
 and ``notice(text)`` when the engine refused an action or something else must be said.
 
 This module holds what every game's composer shares: the lobby, wake-up and game-over
@@ -18,7 +19,7 @@ same card when the hand changes, starts on the only playable tile when there is 
 wraps around the ends) and the strip's scrolling.  A game's composer adds the
 tiles, what SELECT and BACK do, the header's condition and the prompt during play.  Seats
 are shown to people counting from 1 (seat 0 is "Seat 1"), as everywhere on the device;
-action texts keep the engine's 0-based seat numbers.
+actions keep the engine's 0-based seat numbers.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import enum
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Protocol, Self
+from typing import ClassVar, Generic, Protocol, Self, TypeVar
 
 from device.phase import Phase
 from device.words import seat_name
@@ -138,29 +139,40 @@ class SeatView(Protocol):
     def winner(self) -> int | None: ...
 
 
+V = TypeVar("V", bound=SeatView)
+"""The game's view type (``engine.core.Game``'s ``V``)."""
+A = TypeVar("A")
+"""The game's action type (``engine.core.Game``'s ``A``)."""
+
 TileId = tuple[str, str, int]
 """A stable identity per tile: ``(kind, code, occurrence)``, so the cursor can follow a
 card when the hand changes."""
 
 
-class HandComposer(ABC):
-    """One seat's handheld state machine (see the module docstring).
+class HandComposer(ABC, Generic[V, A]):
+    """One seat's handheld state machine (see the module docstring), over the game's view
+    type ``V`` and action type ``A``.
 
     ``seat``: 0-based seat; raises ``ValueError`` for a negative seat.  Subclasses (one per
-    game, in ``device/games/<game>/hand.py``) set :attr:`title` and implement the play
-    phase: :meth:`_check_view`, :meth:`_tile_keys`, :meth:`_tiles`, :meth:`_play_key`,
-    :meth:`_condition` and :meth:`_prompt`; they may override the other ``_`` hooks.
+    game, in ``device/games/<game>/hand.py``: ``HandComposer[View, Action]``) set
+    :attr:`title`, :attr:`game` and :attr:`view_type` and implement the play phase:
+    :meth:`_tile_keys`, :meth:`_tiles`, :meth:`_play_key`, :meth:`_condition` and
+    :meth:`_prompt`; they may override the other ``_`` hooks.
     """
 
     title: ClassVar[str]
     """The game's name on the header in the lobby (``"RIIING!"``)."""
+    game: ClassVar[str]
+    """The engine's name of the game (``"riiing"``), for messages."""
+    view_type: type[V]
+    """The class of the game's views (:meth:`show` refuses any other)."""
 
     def __init__(self, seat: int) -> None:
         if seat < 0:
             raise ValueError(f"seat must be 0 or more, got {seat}")
         self.seat = seat
         self._phase = Phase.LOBBY
-        self._view: SeatView | None = None
+        self._view: V | None = None
         self._message = ""
         self._alert = False
         self._cursor = 0
@@ -180,7 +192,7 @@ class HandComposer(ABC):
 
     # --- inputs from the device -------------------------------------------------------------
 
-    def show(self, phase: Phase | str, view: object | None, message: str = "") -> None:
+    def show(self, phase: Phase | str, view: V | None, message: str = "") -> None:
         """Show ``phase`` (a :class:`device.phase.Phase` or its word) with this seat's
         ``view`` (the engine's view for this seat, or ``None``) and an optional one-line
         ``message`` for the prompt.
@@ -191,17 +203,21 @@ class HandComposer(ABC):
         re-arms SELECT after a submit.  Showing the same view again changes nothing (the
         message is kept unless a new one is given).  In the lobby and the wake-up race the
         view is not used.  Raises ``ValueError`` for an unknown phase, or in play/game over
-        for a view of another game or another seat's view (it must never show a hand that
-        is not this seat's).
+        for a view of another game (not :attr:`view_type`) or another seat's view (it must
+        never show a hand that is not this seat's).
         """
         try:
             phase = Phase(phase)
         except ValueError:
             known = ", ".join(p.value for p in Phase)
             raise ValueError(f"unknown phase {phase!r} (known: {known})") from None
-        seat_view: SeatView | None = None
+        seat_view: V | None = None
         if phase in (Phase.PLAY, Phase.GAMEOVER) and view is not None:
-            seat_view = self._check_view(view)
+            if not isinstance(view, self.view_type):
+                raise ValueError(
+                    f"seat {self.seat} handheld ({self.game}) got a {type(view).__name__}"
+                )
+            seat_view = view
             if seat_view.seat != self.seat:
                 raise ValueError(
                     f"seat {self.seat} handheld got the view of seat {seat_view.seat}"
@@ -240,12 +256,12 @@ class HandComposer(ABC):
         self._message, self._alert = text, True
         self._pending = False
 
-    def key(self, k: Key) -> str | None:
-        """Handle one key press; returns an action text from ``view.legal`` to submit, or
-        ``None``.  A press that would make an illegal move returns ``None`` and shows the
-        reason on the prompt line; after a submit every key returns ``None`` until a new
-        view (or a notice) arrives.  In the lobby, wake-up and game-over phases the device
-        handles keys itself and this returns ``None``."""
+    def key(self, k: Key) -> A | None:
+        """Handle one key press; returns the action to submit (its text is in
+        ``view.legal``), or ``None``.  A press that would make an illegal move returns
+        ``None`` and shows the reason on the prompt line; after a submit every key returns
+        ``None`` until a new view (or a notice) arrives.  In the lobby, wake-up and
+        game-over phases the device handles keys itself and this returns ``None``."""
         self._refused = False
         if self._phase != Phase.PLAY or self._view is None or self._pending:
             return None
@@ -335,10 +351,6 @@ class HandComposer(ABC):
     # --- hooks for a game's composer ---------------------------------------------------------
 
     @abstractmethod
-    def _check_view(self, view: object) -> SeatView:
-        """``view`` as this game's view type; raises ``ValueError`` naming the type got."""
-
-    @abstractmethod
     def _tile_keys(self) -> list[tuple[str, str]]:
         """``(kind, code)`` of every strip tile in play, in strip order (see :data:`TileId`)."""
 
@@ -347,8 +359,8 @@ class HandComposer(ABC):
         """The whole card strip in play (``[]`` outside play or without a view)."""
 
     @abstractmethod
-    def _play_key(self, k: Key) -> str | None:
-        """A key in play with a view and nothing pending: the action text to submit."""
+    def _play_key(self, k: Key) -> A | None:
+        """A key in play with a view and nothing pending: the action to submit."""
 
     @abstractmethod
     def _condition(self) -> str:
@@ -384,7 +396,7 @@ class HandComposer(ABC):
 
     # --- shared helpers ---------------------------------------------------------------------
 
-    def _in_play(self) -> SeatView | None:
+    def _in_play(self) -> V | None:
         """The view while in play, else ``None``."""
         return self._view if self._phase == Phase.PLAY else None
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from device.hand_ui import Key
 
 if TYPE_CHECKING:
-    from device.games.base import GamePlugin
+    from device.games import AnyPlugin
 
 log = logging.getLogger("partytable")
 
@@ -106,7 +106,7 @@ def page_problem(page: object) -> str | None:
     return None
 
 
-def pages(plugin: GamePlugin) -> tuple[HowtoPage, ...]:
+def pages(plugin: AnyPlugin) -> tuple[HowtoPage, ...]:
     """The pages of ``plugin``'s game that can be drawn (:func:`page_problem`), in order.
 
     A page that breaks the limits, or a plugin whose ``howto_pages`` raises, is left out
@@ -137,7 +137,7 @@ class HowtoBook:
     (:meth:`step` with -1/+1) turn the page and wrap around from the last to the first.
     """
 
-    def __init__(self, plugin: GamePlugin) -> None:
+    def __init__(self, plugin: AnyPlugin) -> None:
         self.plugin = plugin
         self.pages = pages(plugin)
         self.index = 0
@@ -169,7 +169,7 @@ class HowtoScreen:
         self.book: HowtoBook | None = None
         """The book shown now, or ``None`` when the screen is closed."""
 
-    def open(self, plugin: GamePlugin) -> HowtoBook:
+    def open(self, plugin: AnyPlugin) -> HowtoBook:
         """Open ``plugin``'s pages at the first one (read through :func:`pages`)."""
         self.book = HowtoBook(plugin)
         return self.book

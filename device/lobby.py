@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from device.games import PLUGINS, GamePlugin
+from device.games import PLUGINS, AnyPlugin
 from device.render.model import LobbyModel
 from device.seats import SeatKind
 from device.session import DEFAULT_STRENGTH, STRENGTHS, strengths_for
@@ -42,7 +42,7 @@ SEAT_CHOICES = (("human", DEFAULT_STRENGTH),
 strength (easy, normal, hard)."""
 
 
-def _plugin(game: str) -> GamePlugin:
+def _plugin(game: str) -> AnyPlugin:
     return PLUGINS[game]
 
 

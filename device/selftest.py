@@ -23,7 +23,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from device.events import Quit
-from device.games import GamePlugin
+from device.games import AnyPlugin
 from device.hand_ui import HandScreenModel, Key
 from device.loop import Loop, Ticker
 from device.phase import Phase
@@ -84,7 +84,7 @@ class SelfTest:
     Call :meth:`start`, then :meth:`handle` for each event and :meth:`tick` as a loop timer
     callback; :attr:`done` turns True after the last step."""
 
-    def __init__(self, seats: Sequence[Seat], plugin: GamePlugin, *,
+    def __init__(self, seats: Sequence[Seat], plugin: AnyPlugin, *,
                  step_ns: int = STEP_NS) -> None:
         self.seats = list(seats)
         self.plugin = plugin

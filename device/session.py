@@ -21,15 +21,25 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeAlias
 
 from device.arbiter import SlapDecision
 from device.game_records import ActionRecord, DecisionRecord, JournalError, JournalHeader, Record
 from device.games import PLUGINS, GamePlugin
+from device.games.base import A, P, V
 from device.journal import GameDB, SlapRow, StateError
 from device.seats import SeatKind
 from device.slap_race import RaceTiming, computer_reaction_ns
-from engine.core import Bot, EngineError, Event, OptionValue, Seat, observes, tell_observers
+from engine.core import (
+    Bot,
+    EngineError,
+    Event,
+    OptionValue,
+    Outcome,
+    Seat,
+    observes,
+    tell_observers,
+)
 
 log = logging.getLogger("partytable")
 
@@ -327,17 +337,20 @@ class JournalWriter:
         return True
 
 
-class GameSession:
-    """One game: ``plugin``, seat ``kinds`` (``"human"``/``"computer"`` per seat), each
-    computer seat's ``strengths`` (:data:`STRENGTHS`; missing: ``"normal"``), the
-    position ``seed``, rule ``options``, the ``first`` seat, ``store`` (the game database;
-    ``None``: the game is not kept).  The constructor does no I/O and deals nothing: call
-    :meth:`start` (a new game) or build one with :meth:`resume`.  Raises ``EngineError``
-    (from :meth:`start`) for options the engine refuses."""
+class GameSession(Generic[P, A, V]):
+    """One game of ``plugin`` (a ``GamePlugin[P, A, V]``): seat ``kinds``
+    (``"human"``/``"computer"`` per seat), each computer seat's ``strengths``
+    (:data:`STRENGTHS`; missing: ``"normal"``), the position ``seed``, rule ``options``,
+    the ``first`` seat, ``store`` (the game database; ``None``: the game is not kept).  The
+    constructor does no I/O and deals nothing: call :meth:`start` (a new game) or build one
+    with :meth:`resume`.  Raises ``EngineError`` (from :meth:`start`) for options the
+    engine refuses.  Actions go in and out as the engine's objects (:meth:`apply`,
+    :meth:`computer_move`); the journal and the record keep their text (``str(action)``,
+    the engine's notation), which a resume reads back with ``parse_action``."""
 
     def __init__(
         self,
-        plugin: GamePlugin,
+        plugin: GamePlugin[P, A, V],
         kinds: Sequence[str],
         seed: int,
         options: Mapping[str, OptionValue],
@@ -353,10 +366,11 @@ class GameSession:
         self.seed = seed
         self.device_seed = device_seed_of(seed)
         self.record = GameRecord(plugin.name, seed, self.kinds, dict(options), first)
-        self.pos: Any = None
+        self.pos: P | None = None
+        """The position being played; ``None`` until the game is dealt."""
         self._bot_rng = random.Random(0)
         bots = plugin.engine.bots
-        self.bots: dict[Seat, Bot[Any, Any]] = {
+        self.bots: dict[Seat, Bot[V, A]] = {
             s: bots.get(BOT_KINDS[self.strengths[s]], bots["heuristic"])(s, self._bot_rng)
             for s, k in enumerate(self.kinds) if k == SeatKind.COMPUTER}
         header = JournalHeader(game=plugin.name, seats=len(self.kinds), seed=seed,
@@ -380,7 +394,7 @@ class GameSession:
         self.journal.append(DecisionRecord("start", {"first": first}))
 
     @classmethod
-    def resume(cls, store: GameStore) -> GameSession | None:
+    def resume(cls, store: GameStore) -> AnySession | None:
         """The unfinished game in ``store``'s database, replayed through the checked engine
         to its exact position, or ``None`` when there is none or it cannot be used.  A
         game that cannot be used (its row or a record does not read: :data:`DAMAGED`; an
@@ -448,7 +462,7 @@ class GameSession:
             if isinstance(r, ActionRecord):
                 try:
                     action = self.engine.parse_action(r.action)
-                    before = self.pos
+                    before = self.dealt
                     self.pos, _ = self.engine.apply(before, action)
                     self._observed(before, action)
                 except EngineError as err:
@@ -493,17 +507,25 @@ class GameSession:
         """The seed :meth:`rng` uses (a string: Python hashes it with SHA-512)."""
         return f"{self.device_seed}:{self.step}:{purpose}"
 
-    def apply(self, seat: Seat | None, text: str, note: str = "") -> tuple[Event, ...]:
-        """Apply action ``text`` for ``seat`` (``None``: the device) through the engine's
-        checked ``apply``, journal it and return its events.  Raises ``EngineError`` when
-        the engine refuses (recorded in ``record.refused``)."""
+    @property
+    def dealt(self) -> P:
+        """The position being played; raises ``RuntimeError`` before the game is dealt."""
+        if self.pos is None:
+            raise RuntimeError("the game is not dealt")  # a caller's bug
+        return self.pos
+
+    def apply(self, seat: Seat | None, action: A, note: str = "") -> tuple[Event, ...]:
+        """Apply ``action`` for ``seat`` (``None``: the device) through the engine's
+        checked ``apply``, journal its text (``str(action)``) and return its events.
+        Raises ``EngineError`` when the engine refuses (recorded in ``record.refused``)."""
+        text = str(action)
+        before = self.dealt
         try:
-            action = self.engine.parse_action(text)
-            pos, events = self.engine.apply(self.pos, action)
+            pos, events = self.engine.apply(before, action)
         except EngineError as err:
             self.record.refused.append(f"{text}: {err}")
             raise
-        before, self.pos = self.pos, pos
+        self.pos = pos
         self._observed(before, action)
         self.record.actions.append(text)
         who = "device" if seat is None else f"seat {seat}"
@@ -511,7 +533,7 @@ class GameSession:
         self.journal.append(ActionRecord(text))
         return events
 
-    def _observed(self, before: Any, action: Any) -> None:
+    def _observed(self, before: P, action: A) -> None:
         """Send the action just applied (``before`` -> :attr:`pos`) to every computer
         player that learns from the table's public history (``engine.core.observes``),
         live and in a journal's replay alike, so a resumed player knows what it knew."""
@@ -534,16 +556,18 @@ class GameSession:
         self.journal.append(DecisionRecord(race, decision.to_json()),
                             SlapRow(race, decision.seat, ms, margin, decision.tie))
 
-    def computer_move(self, seat: Seat) -> str | None:
+    def computer_move(self, seat: Seat) -> A | None:
         """The action computer ``seat`` makes now (from its own view only), or ``None``
-        when it has nothing to do.  Its choice is drawn from :meth:`rng` ``("move")``."""
+        when it has nothing to do.  Its choice is drawn from :meth:`rng` ``("move")``; a
+        choice that is not legal becomes the first legal action."""
         bot = self.bots.get(seat)
-        legal = self.engine.legal(self.pos)
+        pos = self.dealt
+        legal = self.engine.legal(pos)
         if bot is None or not legal:
             return None
         self._bot_rng.seed(self.rng_seed("move"))
-        action = bot.choose(self.engine.view(self.pos, seat), legal)
-        return str(action) if action in legal else str(legal[0])
+        action = bot.choose(self.engine.view(pos, seat), legal)
+        return action if action in legal else legal[0]
 
     def computer_reactions(self, timing: RaceTiming) -> dict[Seat, int]:
         """Every computer seat's slap reaction time for the window open now, in ns, paced
@@ -557,6 +581,12 @@ class GameSession:
         return out
 
     @property
-    def outcome(self) -> Any:
-        """The engine's ``Outcome`` of the position, or ``None`` while it goes on."""
-        return self.engine.outcome(self.pos)
+    def outcome(self) -> Outcome | None:
+        """The engine's ``Outcome`` of the position, or ``None`` while it goes on; raises
+        ``RuntimeError`` before the game is dealt."""
+        return self.engine.outcome(self.dealt)
+
+
+AnySession: TypeAlias = GameSession[Any, Any, Any]
+"""A session of any game (its plugin a ``device.games.AnyPlugin``): what the game-free flow
+holds."""

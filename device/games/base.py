@@ -5,6 +5,13 @@ Games plug into the device as variants plug into python-chess's board: one
 through the registry of ``device.games``.  The console, the lobby, the presenter and the
 renderers ask the plugin; they never ask which game is being played.
 
+A plugin is generic over its engine's types, ``GamePlugin[P, A, V]`` as the engine's
+``engine.core.Game[P, A, V]``: ``P`` the position, ``A`` the action, ``V`` the view.  It
+takes and returns those values, never their text: a slap, a timeout, a false slap and a
+key on a hand are action objects; text is read and written only at the edges (the
+journal, the logs, the engine's command line).  The registry (``device.games``) is the
+one place the game's types are erased for the game-free code.
+
 A plugin answers four kinds of question:
 
 - **flow** (the game flow, the session and the slap race): the title, the lobby's option
@@ -21,7 +28,9 @@ A plugin answers four kinds of question:
   captions of the rule being applied (``device.attract``).
 
 Positions and views are the engine's own values (``engine.core.Game``); the plugin is the
-only device code that reads their game-specific fields.
+only device code that reads their game-specific fields.  What every game's plugin forwards
+to its own modules (the narration, the table drawing, the pages) is done here once, from
+:attr:`GamePlugin.narration`, :attr:`GamePlugin.drawing` and :attr:`GamePlugin.pages`.
 """
 
 from __future__ import annotations
@@ -30,12 +39,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from device.hand_ui import HandComposer
+from device.hand_ui import HandComposer, SeatView
 from device.render.palette import TEXT_DIM, Colour
 from engine import get_game
-from engine.core import EngineError, Event, Game, Seat
+from engine.core import Event, Game, Seat
 
 if TYPE_CHECKING:
     import pygame
@@ -76,16 +85,66 @@ class PublicView(Protocol):
     def winner(self) -> Seat | None: ...
 
 
-class GamePlugin(ABC):
-    """One game as the device sees it; subclasses live in ``device/games/<game>/``.
+class EngineView(PublicView, SeatView, Protocol):
+    """An engine's view type as the device reads it: the table's fields
+    (:class:`PublicView`) and one seat's (:class:`device.hand_ui.SeatView`); the engine
+    builds both from one type (``Game.view(pos, seat)``, ``seat=None`` for the table)."""
+
+
+P = TypeVar("P")
+"""The game's position type (``engine.core.Game``'s ``P``)."""
+A = TypeVar("A")
+"""The game's action type (``engine.core.Game``'s ``A``)."""
+V = TypeVar("V", bound=EngineView)
+"""The game's view type (``engine.core.Game``'s ``V``)."""
+P_contra = TypeVar("P_contra", contravariant=True)
+"""A position type a protocol below takes."""
+V_contra = TypeVar("V_contra", contravariant=True)
+"""A view type a protocol below takes."""
+
+
+class Narration(Protocol[V_contra]):
+    """What a game's narration module gives (``device/games/<game>/narrate.py``): the
+    table's line for an action's events and the demo's caption from the table's view.  The
+    module itself is the value (a module satisfies a protocol with its functions; mypy
+    checks it where a plugin assigns it)."""
+
+    def narrate(self, events: Sequence[Event], /) -> str | None:
+        """See :meth:`GamePlugin.narrate`."""
+
+    def caption(self, events: Sequence[Event], view: V_contra, /) -> str | None:
+        """See :meth:`GamePlugin.caption`."""
+
+
+class Drawing(Protocol[P_contra, V_contra]):
+    """What a game's table module gives (``device/games/<game>/table.py``, the module
+    itself, as :class:`Narration`): its card faces, its centre zones in play and the words
+    of how a finished game was won."""
+
+    def card_face(self, cards: CardPainter, code: str, height: int, /) -> pygame.Surface:
+        """See :meth:`GamePlugin.card_face`."""
+
+    def zones(self, scene: TableScene, view: V_contra, now_ns: int, /) -> Zones:
+        """See :meth:`GamePlugin.table_zones`."""
+
+    def win_reason(self, pos: P_contra, /) -> str:
+        """See :meth:`GamePlugin.win_reason`."""
+
+
+class GamePlugin(ABC, Generic[P, A, V]):
+    """One game as the device sees it; subclasses live in ``device/games/<game>/`` and name
+    their engine's types: ``GamePlugin[Position, Action, View]``.
 
     Class attributes: ``name`` (the engine registry name, also the key in the journal and
     ``lobby.json``), ``title`` (what the lobby and logs say, e.g. ``"Riiing!"``),
     ``lobby_options`` (the option rows the lobby offers; other options keep their engine
     defaults), ``wakeup_race`` (the game opens with the wake-up race of RI-2.3: the first
     person to slap moves first; otherwise the lobby's ``first`` seat opens, RT-2.3) and
-    ``has_slaps`` (slap buttons matter during play: windows and false slaps) and
-    ``window_name`` (what the results call a slap window).
+    ``has_slaps`` (slap buttons matter during play: windows and false slaps; a game
+    with them overrides :meth:`window_open`, :meth:`window_ns`, :meth:`slap_action`,
+    :meth:`timeout_action` and :meth:`false_slap_action`) and ``window_name`` (what the
+    results call a slap window).  ``narration``, ``drawing`` and ``pages`` are the game's
+    own modules and pages the plugin forwards to.
     """
 
     name: ClassVar[str]
@@ -95,41 +154,44 @@ class GamePlugin(ABC):
     has_slaps: ClassVar[bool] = False
     window_name: ClassVar[str] = "Slap window"
     """What the results screen calls one slap window (e.g. ``"RIIING!"``)."""
+    narration: Narration[V]
+    """The game's narration module (:class:`Narration`)."""
+    drawing: Drawing[P, V]
+    """The game's table module (:class:`Drawing`)."""
+    pages: ClassVar[tuple[HowtoPage, ...]] = ()
+    """The game's "How to play" pages (:meth:`howto_pages`)."""
 
     @cached_property
-    def engine(self) -> Game[Any, Any, Any]:
+    def engine(self) -> Game[P, A, V]:
         """The engine's rules object for this game (``engine.get_game(name)``)."""
         return get_game(self.name)
 
     # ------------------------------------------------------------------ flow
-    def window_open(self, pos: Any) -> bool:
+    def window_open(self, pos: P) -> bool:
         """True while a slap window is open in ``pos`` (RI-6.2): only slaps and the
         device's timeout are legal then.  Default: the game has no windows."""
         return False
 
-    def window_ns(self, pos: Any) -> int:
+    def window_ns(self, pos: P) -> int:
         """How long the open window in ``pos`` lasts before the device times it out, in ns
         (RI-6.4's ``slap_timeout_s``).  Only asked while :meth:`window_open`."""
         return 8 * S
 
-    def slap_action(self, seat: Seat) -> str:
-        """The action text that gives ``seat`` the open window (RI-6.3)."""
-        return f"slap {seat}"
+    def slap_action(self, seat: Seat) -> A:
+        """The action that gives ``seat`` the open window (RI-6.3).  Only asked while
+        :meth:`window_open`; a game without windows raises ``NotImplementedError``."""
+        raise NotImplementedError(f"{self.title} has no slap windows")
 
-    def timeout_action(self) -> str:
-        """The action text the device applies when nobody slapped in time (RI-6.4)."""
-        return "timeout"
+    def timeout_action(self) -> A:
+        """The action the device applies when nobody slapped in time (RI-6.4).  Only asked
+        while :meth:`window_open`; a game without windows raises ``NotImplementedError``."""
+        raise NotImplementedError(f"{self.title} has no slap windows")
 
-    def false_slap_action(self, pos: Any, seat: Seat) -> str | None:
+    def false_slap_action(self, pos: P, seat: Seat) -> A | None:
         """The action a press of ``seat`` outside any window becomes in ``pos``, or
-        ``None`` when the rules make it no action (RI-6.5: option 0).  Asks the engine:
-        the action is returned only if the engine's checked ``apply`` accepts it."""
-        text = f"falseslap {seat}"
-        try:
-            self.engine.apply(pos, self.engine.parse_action(text))
-        except EngineError:
-            return None
-        return text
+        ``None`` when the rules make it no action (RI-6.5: option 0).  Default: ``None``
+        (a game without slaps)."""
+        return None
 
     def pause_after(self, events: Sequence[Event]) -> int:
         """How many computer-move delays to wait after an action with ``events`` before a
@@ -137,7 +199,7 @@ class GamePlugin(ABC):
         a round ends)."""
         return 1
 
-    def round_end(self, events: Sequence[Event], pos: Any) -> RoundEnd | None:
+    def round_end(self, events: Sequence[Event], pos: P) -> RoundEnd | None:
         """When an action with ``events`` ended a round and the game goes on (``pos``: the
         position after it, the next round's): what the TV shows over the table while the
         flow holds it (:class:`device.render.model.RoundEnd`: "Seat 1 wins round 1", the
@@ -150,53 +212,56 @@ class GamePlugin(ABC):
         ``"refusal"`` and ``"win"``.  Default none."""
         return ()
 
-    @abstractmethod
     def narrate(self, events: Sequence[Event]) -> str | None:
         """One line for the table's top strip telling what an action did (public
-        information only), or ``None`` when nothing has words."""
+        information only), or ``None`` when nothing has words (:attr:`narration`)."""
+        return self.narration.narrate(events)
 
-    def caption(self, events: Sequence[Event], view: object) -> str | None:
+    def caption(self, events: Sequence[Event], view: V) -> str | None:
         """The demo game's one-line caption of the rule being applied after an action with
         ``events`` (``view``: the table's public view after it), e.g. ``"LOWER than 3:
         play a card below 3"``; public information only (never a card drawn into a
-        hand).  ``None``: no rule worth a caption.  Default none (``device.attract``)."""
-        return None
+        hand).  ``None``: no rule worth a caption, or ``view`` is not this game's
+        (:attr:`narration`, for ``device.attract``)."""
+        if not isinstance(view, self.view_type):
+            return None
+        return self.narration.caption(events, view)
 
     def howto_pages(self) -> tuple[HowtoPage, ...]:
         """The game's "How to play" pages (:class:`device.howto.HowtoPage`: a title, a
-        few short rule lines, pictures of its cards), in reading order.  Default none
-        (``device.howto.pages`` then shows a page saying so)."""
-        return ()
+        few short rule lines, pictures of its cards), in reading order: :attr:`pages`
+        (none: ``device.howto.pages`` then shows a page saying so)."""
+        return self.pages
 
-    def results(self, pos: Any) -> tuple[str, ...]:
+    def results(self, pos: P) -> tuple[str, ...]:
         """Lines for the game-over screen beyond the winner and the slap times (e.g. the
         rounds and points of a match); default none."""
         return ()
 
-    def win_reason(self, pos: Any) -> str:
+    def win_reason(self, pos: P) -> str:
         """How the game in the finished position ``pos`` was won, one line for the
         game-over screen ("Seat 3 played their last card", "Seat 2 took the third
-        point"); ``""`` when there is nothing to say (default, or no winner).  Never
-        raises: a position it cannot read gives ``""``."""
-        return ""
+        point"); ``""`` when there is nothing to say (no winner).  Never raises: a
+        position it cannot read gives ``""`` (:attr:`drawing`)."""
+        return self.drawing.win_reason(pos)
 
-    def summary(self, pos: Any) -> dict[str, Any]:
+    def summary(self, pos: P) -> dict[str, Any]:
         """Extra fields for ``summary.json`` of a finished game (e.g. ``rounds``,
         ``scores``); default none."""
         return {}
 
-    def to_move(self, pos: Any) -> Seat | None:
+    def to_move(self, pos: P) -> Seat | None:
         """The seat whose move the game waits for in ``pos`` (``None``: nobody's, e.g. a
         window is open or the game is over)."""
         seat = self.engine.view(pos, None).to_move
         return None if seat is None else int(seat)
 
-    def seats(self, pos: Any) -> int:
+    def seats(self, pos: P) -> int:
         """How many seats ``pos`` has."""
         return int(self.engine.view(pos, None).seats)
 
     # ------------------------------------------------------------------ screens
-    view_type: ClassVar[type]
+    view_type: type[V]
     """The class of the engine's views of this game (``engine.get_game(name).view``)."""
     table_title: ClassVar[str]
     """The game's name on the table's top strip (``"RIIING!"``)."""
@@ -214,49 +279,51 @@ class GamePlugin(ABC):
         return {}
 
     @abstractmethod
-    def hand(self, seat: Seat) -> HandComposer:
+    def hand(self, seat: Seat) -> HandComposer[V, A]:
         """A new hand composer for ``seat``: the seat's screen model and what its keys do.
         Raises ``ValueError`` for a negative seat."""
 
-    def public(self, view: object) -> PublicView | None:
+    def public(self, view: PublicView) -> V | None:
         """``view`` if it is a view of this game (:attr:`view_type`), else ``None`` (the
-        table draws an odd view as "unknown", never crashes)."""
-        return cast("PublicView", view) if isinstance(view, self.view_type) else None
+        table draws an odd view as "unknown", never crashes; it hands the plugin's other
+        view methods only a view this returned)."""
+        return view if isinstance(view, self.view_type) else None
 
-    def top_card(self, view: object) -> str | None:
+    def top_card(self, view: V) -> str | None:
         """The code of the card on top of the discard pile in ``view`` (``None``: no card
         yet); a new one slides onto the pile."""
         return None
 
-    def window(self, view: object) -> str | None:
+    def window(self, view: V) -> str | None:
         """The open slap window shown in ``view`` (its symbol), or ``None``: while it is
         open the table counts down and a new one flashes.  Default: no windows."""
         return None
 
-    @abstractmethod
     def card_face(self, cards: CardPainter, code: str, height: int) -> pygame.Surface:
         """The face of card ``code`` at ``height`` px, painted (and cached) with ``cards``;
-        an unreadable code is a ``"?"`` card, never an error."""
+        an unreadable code is a ``"?"`` card, never an error (:attr:`drawing`)."""
+        return self.drawing.card_face(cards, code, height)
 
-    @abstractmethod
-    def table_zones(self, scene: TableScene, view: object, now_ns: int) -> Zones:
+    def table_zones(self, scene: TableScene, view: V, now_ns: int) -> Zones:
         """The centre zones of the table in play for ``view`` at ``now_ns``: the top card
         (``scene.card_spec``), the condition or value, the countdown and the pile (zone
-        name -> logical rect and spec; ``device.render.layout`` has the rects)."""
+        name -> logical rect and spec; ``device.render.layout`` has the rects;
+        :attr:`drawing`)."""
+        return self.drawing.zones(scene, view, now_ns)
 
-    def status(self, scene: TableScene, view: object, playing: bool) -> tuple[str, Colour]:
+    def status(self, scene: TableScene, view: V, playing: bool) -> tuple[str, Colour]:
         """The top strip's right-hand words and their colour outside the wake-up race and
         game over (``playing``: in the play phase), e.g. whose turn; default none."""
         return "", TEXT_DIM
 
     def seat_marks(
-        self, view: object, seat: Seat, winner: bool, playing: bool
+        self, view: V, seat: Seat, winner: bool, playing: bool
     ) -> tuple[tuple[int, int] | None, tuple[Chip, ...], bool]:
         """A seat badge's game marks: ``(points, chips, dim)`` with ``points`` (points,
         target) or ``None``, extra ``chips`` (``(text, background, text colour)``) and
         ``dim`` (the seat is out of the round); default none."""
         return None, (), False
 
-    def result_lines(self, scene: TableScene, view: object) -> tuple[str, ...]:
+    def result_lines(self, scene: TableScene, view: V) -> tuple[str, ...]:
         """Game-over lines when the console gave none (e.g. every seat's points)."""
         return ()

@@ -41,7 +41,7 @@ from device.render.palette import (
 from device.render.text import Typesetter
 
 if TYPE_CHECKING:
-    from device.games.base import GamePlugin
+    from device.games import AnyPlugin
 
 MARGIN = 80
 """Left and right margin of the page, logical px."""
@@ -59,7 +59,7 @@ CARD_MAX_H = 440
 
 
 def _sign(
-    surf: pygame.Surface, plugin: GamePlugin, sign: str, text: Typesetter
+    surf: pygame.Surface, plugin: AnyPlugin, sign: str, text: Typesetter
 ) -> None:
     """Paint ``sign`` (see :class:`device.howto.Picture`) centred on paper ``surf``."""
     w, h = surf.get_size()
@@ -81,7 +81,7 @@ def _sign(
 
 
 def picture_surface(
-    plugin: GamePlugin, picture: Picture, height: int, cards: CardPainter
+    plugin: AnyPlugin, picture: Picture, height: int, cards: CardPainter
 ) -> pygame.Surface:
     """The picture at ``height`` px: the card face from the plugin, a card back, or a sign
     on a paper tile of the card's size (``round(0.7 h)`` x ``h``).  Never raises: a code the
@@ -109,7 +109,7 @@ def layout_pictures(count: int, top: int, bottom: int) -> tuple[int, int, int]:
 
 def paint_page(
     canvas: pygame.Surface,
-    plugin: GamePlugin,
+    plugin: AnyPlugin,
     page: HowtoPage,
     number: int,
     count: int,
@@ -155,7 +155,7 @@ def paint_page(
 
 def draw_howto(
     surface: pygame.Surface,
-    plugin: GamePlugin,
+    plugin: AnyPlugin,
     page: HowtoPage,
     *,
     number: int = 1,

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from device.phase import Phase
 
 if TYPE_CHECKING:
-    from device.games.base import GamePlugin
+    from device.games import AnyPlugin
+    from device.games.base import PublicView
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,8 @@ class TableModel:
       the table asks it for the game's zones, titles and card faces
     - ``phase``: the game flow's phase (:class:`device.phase.Phase`; the wake-up race is
       RI-2.3's "who got up earliest? slap!")
-    - ``view``: the engine's public view (seat ``None``) or ``None`` in the lobby/wake-up
+    - ``view``: the engine's public view (seat ``None``) or ``None`` in the lobby/wake-up;
+      the table hands it to ``game`` only once ``game.public`` took it as that game's
     - ``seats``: one badge per seat
     - ``last_event``: one line for the top strip ("Seat 4 drew", "Seat 2 slapped in 231 ms")
     - ``deadline_ns``: CLOCK_MONOTONIC ns when the open RIIING! window (or wake-up race)
@@ -102,9 +104,9 @@ class TableModel:
       (:class:`HowtoShown`)
     """
 
-    game: GamePlugin
+    game: AnyPlugin
     phase: Phase
-    view: object | None
+    view: PublicView | None
     seats: tuple[SeatBadge, ...]
     last_event: str = ""
     deadline_ns: int | None = None

@@ -109,10 +109,12 @@ def _turn(model: TableModel | None) -> int | None:
 
 
 def _window(model: TableModel | None) -> str | None:
-    """The slap window open in play (the game's :meth:`GamePlugin.window`), or ``None``."""
-    if model is None or model.phase != Phase.PLAY or model.view is None:
+    """The slap window open in play (the game's :meth:`GamePlugin.window`), or ``None``
+    (also for a view that is not the game's)."""
+    view = _public(model)
+    if model is None or model.phase != Phase.PLAY or view is None:
         return None
-    return model.game.window(model.view)
+    return model.game.window(view)
 
 
 class TableScene:
@@ -364,8 +366,8 @@ class TableScene:
             tilt = (12 if steps % 2 else -12) if steps else 0
             zones["wake"] = (WAKE, WakeSpec(tilt, m.game.wake_symbol))
             zones["count"] = (WAKE_COUNT, self.count_spec(now_ns, "seconds to slap"))
-        elif phase == Phase.PLAY and m.view is not None:
-            zones.update(m.game.table_zones(self, m.view, now_ns))
+        elif phase == Phase.PLAY and view is not None:
+            zones.update(m.game.table_zones(self, view, now_ns))
             if m.round_end is not None:
                 zones.pop("count", None)  # the banner covers the countdown strip too
                 zones.update(self._round_zones(m.round_end, now_ns))
@@ -448,8 +450,8 @@ class TableScene:
             right = "WAKE-UP RACE"
         elif m.phase == Phase.GAMEOVER:
             right = m.game.over_words if view is not None else "GAME OVER"
-        elif m.view is not None and view is not None:
-            right, right_colour = m.game.status(self, m.view, m.phase == Phase.PLAY)
+        elif view is not None:
+            right, right_colour = m.game.status(self, view, m.phase == Phase.PLAY)
         turn = _turn(m)
         if turn is None or _window(m) is not None:  # a window suspends the turn (RI-6.2)
             return TopSpec(title, YELLOW, m.last_event, right, right_colour)
@@ -485,8 +487,8 @@ class TableScene:
             chips.append(("UNPLUGGED", ALERT, INK))
         points: tuple[int, int] | None = None
         dim = False
-        if v is not None and m.view is not None:
-            points, marks, dim = m.game.seat_marks(m.view, seat, winner, playing)
+        if v is not None:
+            points, marks, dim = m.game.seat_marks(v, seat, winner, playing)
             chips.extend(marks)
         return SeatSpec(
             str(seat + 1), badge.name, colour, count, turn, pulse, inner, points, tuple(chips),
@@ -496,10 +498,10 @@ class TableScene:
     def _result_spec(self, m: TableModel, v: PublicView | None) -> ResultSpec:
         winner = v.winner if v is not None else None
         chart = self._chart(m)
-        if winner is None or m.view is None:
+        if winner is None or v is None:
             return ResultSpec("GAME OVER", TEXT, m.results, None, NEW_GAME_HINT,
                               m.win_reason, chart)
-        lines = m.results or m.game.result_lines(self, m.view)
+        lines = m.results or m.game.result_lines(self, v)
         return ResultSpec(
             f"{self.name(winner)} {m.game.wins_words}", seat_colour(winner), lines,
             hint=NEW_GAME_HINT, reason=m.win_reason, chart=chart,

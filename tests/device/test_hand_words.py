@@ -44,8 +44,10 @@ def rot_legal(hand: list[str], top: int | None, seats: int = 3, seat: int = 0) -
 
 
 def keys(ui: HandComposer, presses: Iterable[Key]) -> list[str | None]:
-    """Press ``presses`` in order; what each returned."""
-    return [ui.key(k) for k in presses]
+    """Press ``presses`` in order; the text of what each returned (an engine action)."""
+    out = [ui.key(k) for k in presses]
+    assert not any(isinstance(a, str) for a in out), "a composer returned text"
+    return [None if a is None else str(a) for a in out]
 
 
 def frame(model: HandScreenModel) -> Image.Image:
@@ -104,7 +106,7 @@ def test_a_pair_with_a_joker_is_asked_in_words(tmp_path: Path) -> None:
     assert model.banner == ("Lay 7, then", "Joker as 1 on top?")
     assert model.prompt == "SEL: yes  BACK: no"
     assert_screen(model, tmp_path / "rot-confirm-pair.png")
-    assert ui.key(S) == "play 7 J=1"
+    assert keys(ui, [S]) == ["play 7 J=1"]
 
 
 def test_effects_and_draws_are_asked_in_words(tmp_path: Path) -> None:

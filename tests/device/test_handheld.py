@@ -12,7 +12,7 @@ import pytest
 from view_builders import rview, tview
 
 from device.games import get_plugin
-from device.games.right_on_time.hand import rot_tokens
+from device.games.right_on_time.lay_plan import rot_tokens
 from device.games.riiing.hand import hand_condition as riiing_condition
 from device.hand_ui import VISIBLE_TILES, HandComposer, HandScreenModel, Key
 from engine import get_game
@@ -24,9 +24,16 @@ L, R, S, B = Key.LEFT, Key.RIGHT, Key.SELECT, Key.BACK
 # --- view builders ---------------------------------------------------------------------------
 
 
+def said(action: object) -> str | None:
+    """The text of an action a composer returned (an engine action object, never text),
+    or ``None``."""
+    assert not isinstance(action, str), f"a composer returned text {action!r}"
+    return None if action is None else str(action)
+
+
 def press(ui: HandComposer, keys: Iterable[Key]) -> list[str | None]:
-    """Press ``keys`` in order; the list of what each press returned."""
-    return [ui.key(k) for k in keys]
+    """Press ``keys`` in order; the text of what each press returned."""
+    return [said(ui.key(k)) for k in keys]
 
 
 ROT = get_game("right-on-time")
@@ -74,7 +81,7 @@ def explore(ui: HandComposer, limit: int = 20000) -> tuple[set[str], int]:
         state = queue.popleft()
         for k in (L, R, S, B):
             nxt = copy.copy(seen[state])
-            action = nxt.key(k)
+            action = said(nxt.key(k))
             if action is not None:
                 actions.add(action)
                 submits.add(state)
@@ -250,7 +257,7 @@ def test_riiing_draw_under_demand_says_until_symbol() -> None:
     model = ui.screen()
     assert model.tiles[-1].label == "+?"
     assert model.prompt == "SEL: draw till a COFFEE"
-    assert ui.key(S) == "draw"
+    assert said(ui.key(S)) == "draw"
 
 
 def test_riiing_take_tile_takes_the_chain() -> None:
@@ -307,10 +314,10 @@ def test_riiing_notice_rearms_after_an_engine_refusal() -> None:
     """notice() shows the engine's refusal and lets the seat submit again."""
     ui = get_plugin("riiing").hand(2)
     ui.show("play", rview(RHAND, RLEGAL))
-    assert ui.key(S) == "play 7C/>"
+    assert said(ui.key(S)) == "play 7C/>"
     ui.notice("No: not now (RI-4.1)")
     assert ui.screen().prompt == "No: not now (RI-4.1)" and ui.screen().alert
-    assert ui.key(S) == "play 7C/>"
+    assert said(ui.key(S)) == "play 7C/>"
 
 
 def test_riiing_cursor_follows_the_same_card() -> None:
@@ -319,7 +326,7 @@ def test_riiing_cursor_follows_the_same_card() -> None:
     ui.show("play", rview(RHAND, RLEGAL))
     press(ui, [R, R, R])  # on 9A/<
     ui.show("play", rview(("1A/E", *RHAND), RLEGAL))
-    assert ui.key(S) == "play 9A/<"
+    assert said(ui.key(S)) == "play 9A/<"
     ui2 = get_plugin("riiing").hand(2)
     ui2.show("play", rview(RHAND, RLEGAL))
     press(ui2, [R, R, R])
@@ -401,7 +408,7 @@ def test_rot_single_higher_card_takes_three_presses() -> None:
     model = ui.screen()
     assert model.banner == ("Lay 6?",) and model.prompt == "SEL: yes  BACK: no"
     assert model.tiles == () and model.cursor is None
-    assert ui.key(S) == "play 6"
+    assert said(ui.key(S)) == "play 6"
 
 
 def test_rot_pair_in_both_orders_takes_four_presses() -> None:
@@ -416,7 +423,7 @@ def test_rot_pair_in_both_orders_takes_four_presses() -> None:
     ui2.show("play", tview(hand, legal))
     assert press(ui2, [S, S]) == [None, None]
     assert ui2.screen().banner == ("Lay 2, then", "3 on top?")
-    assert ui2.key(S) == "play 2 3"
+    assert said(ui2.key(S)) == "play 2 3"
 
 
 def test_rot_first_card_stays_raised_while_the_second_is_chosen() -> None:
@@ -448,7 +455,7 @@ def test_rot_pair_with_joker_value_takes_six_presses() -> None:
     assert model.prompt == "Lay Joker, then 2 on top"
     assert press(ui, [R, S]) == [None, None]
     assert ui.screen().banner == ("Lay Joker as 2,", "then 2 on top?")
-    assert ui.key(S) == "play J=2 2"
+    assert said(ui.key(S)) == "play J=2 2"
 
 
 def test_rot_joker_alone_offers_only_higher_values_and_the_picker_wraps() -> None:
@@ -501,7 +508,7 @@ def test_rot_du_bist_target_takes_four_presses() -> None:
     assert model.prompt == "Lay Du bist! 5"
     assert press(ui, [R, S]) == [None, None]
     assert ui.screen().banner == ("Lay Du bist! 5:", "Seat 3 goes next?")  # seat index 2
-    assert ui.key(S) == "play D5 >2"
+    assert said(ui.key(S)) == "play D5 >2"
 
 
 def test_rot_ziehen_may_target_me_and_skips_out_seats() -> None:
@@ -517,7 +524,7 @@ def test_rot_ziehen_may_target_me_and_skips_out_seats() -> None:
     assert picker.options == ("3", "1", "ME")
     assert press(ui, [R, R, S]) == [None, None, None]
     assert ui.screen().banner == ("Lay Ziehen! 7:", "you draw a card?")
-    assert ui.key(S) == "play Z7 @1"
+    assert said(ui.key(S)) == "play Z7 @1"
 
 
 def test_rot_two_effects_choose_which_then_target() -> None:
@@ -539,7 +546,7 @@ def test_rot_two_effects_choose_which_then_target() -> None:
     assert ui.screen().banner == (
         "Lay Du bist! 3,", "then Ziehen! 2 on top:", "Seat 2 draws a card?"
     )
-    assert ui.key(S) == "play D3 Z2 @1"
+    assert said(ui.key(S)) == "play D3 Z2 @1"
 
 
 def test_rot_effect_with_single_target_is_automatic() -> None:
@@ -553,7 +560,7 @@ def test_rot_effect_with_single_target_is_automatic() -> None:
     assert model.picker is None
     assert model.banner == ("Lay Du bist! 5:", "Seat 2 goes next?")
     assert model.prompt == "SEL: yes  BACK: no"
-    assert ui.key(S) == "play D5 >1"
+    assert said(ui.key(S)) == "play D5 >1"
 
 
 def test_rot_bonus_swap() -> None:
@@ -570,7 +577,7 @@ def test_rot_bonus_swap() -> None:
     assert ui.screen().prompt == "Swap Joker in for which?"
     assert press(ui, [L, S]) == [None, None]
     assert ui.screen().banner == ("Swap Joker in,", "put 3 under the pile?")
-    assert ui.key(S) == "bonus J 3"
+    assert said(ui.key(S)) == "bonus J 3"
 
 
 def test_rot_draw_when_no_lay() -> None:
@@ -583,7 +590,7 @@ def test_rot_draw_when_no_lay() -> None:
     assert ui.screen().prompt == "No lay: draw a card"
     assert press(ui, [R, S]) == [None, None]
     assert ui.screen().banner == ("Draw a card?",)
-    assert ui.key(S) == "draw"
+    assert said(ui.key(S)) == "draw"
 
 
 def test_rot_back_steps_back_one_choice() -> None:
@@ -663,7 +670,7 @@ def test_rot_only_the_legal_subset_is_offered() -> None:
     assert [t.playable for t in ui.screen().tiles] == [True, False]
     press(ui, [S, S])
     assert ui.screen().banner == ("Lay 3, then", "Joker as 2 on top?")
-    assert ui.key(S) == "play 3 J=2"
+    assert said(ui.key(S)) == "play 3 J=2"
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -723,7 +730,7 @@ def test_with_nothing_playable_the_cursor_starts_on_draw() -> None:
                       demand=None, phones=0, window=None, winner=None, legal=("draw",))
     ui = get_plugin("riiing").hand(0)
     ui.show("play", view)
-    assert ui.key(Key.SELECT) == "draw"
+    assert said(ui.key(Key.SELECT)) == "draw"
 
 
 def test_ziehen_and_the_draw_tile_have_different_glyphs() -> None:

@@ -493,8 +493,9 @@ def test_a_refused_action_buzzes(dummy_audio: None) -> None:
     with cued_console("right-on-time") as (console, clock, _queue, played):
         assert console.phase == "play"
         held = set(console.plugin.engine.view(console.pos, 0).hand)
-        card = next(c for c in "123456789" if c not in held)
-        assert not console.flow.submit(0, f"play {card}", clock.now_ns())
+        card = next(c for c in "1234567" if c not in held)
+        action = console.plugin.engine.parse_action(f"play {card}")
+        assert not console.flow.submit(0, action, clock.now_ns())
         assert played == ["refusal"]
         assert console.phase == "play"
 

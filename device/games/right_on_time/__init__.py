@@ -6,30 +6,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import pygame
-
 from device.games.base import GamePlugin, OptionChoice
 from device.games.right_on_time import howto, narrate, rounds, table
 from device.games.right_on_time.hand import LayComposer
-from device.howto import HowtoPage
-from device.render.cards import CardPainter
 from device.render.model import RoundEnd
 from device.render.palette import TEXT_DIM, Colour
 from device.render.zones import Chip
 from device.words import seat_name
 from engine.core import Event, Seat
+from engine.right_on_time.actions import RotAction
+from engine.right_on_time.position import RotPosition
 from engine.right_on_time.view import RightOnTimeView
 
 if TYPE_CHECKING:
-    from device.render.table import TableScene, Zones
+    from device.render.table import TableScene
 
 ROUND_PAUSE = 3
 """Computer-move delays to wait after a round ends (RT-2.4), so the table can read who won
 it before the next round is dealt."""
 
 
-class RightOnTimePlugin(GamePlugin):
-    """Right on Time for the console; see :class:`device.games.base.GamePlugin`."""
+class RightOnTimePlugin(GamePlugin[RotPosition, RotAction, RightOnTimeView]):
+    """Right on Time for the console; see :class:`device.games.base.GamePlugin`.  Its
+    narration, table drawing and pages are :mod:`device.games.right_on_time.narrate`,
+    :mod:`device.games.right_on_time.table` and
+    :data:`device.games.right_on_time.howto.PAGES`.  No slap windows: the base's slap,
+    timeout and false slap answers stand (none)."""
 
     name = "right-on-time"
     title = "Right on Time"
@@ -37,6 +39,9 @@ class RightOnTimePlugin(GamePlugin):
     view_type = RightOnTimeView
     over_words = "MATCH OVER"
     wins_words = "WINS THE MATCH!"
+    narration = narrate
+    drawing = table
+    pages = howto.PAGES
     lobby_options = (
         OptionChoice("target_points", "Points to win", (3, 1, 2, 4, 5), "RT-7.1"),
         # RT-8 "less influence of the first person", each part on its own
@@ -49,7 +54,7 @@ class RightOnTimePlugin(GamePlugin):
         """After the action that ends a round (RT-2.4): :data:`ROUND_PAUSE` delays."""
         return ROUND_PAUSE if any(e.kind == "round" for e in events) else 1
 
-    def round_end(self, events: Sequence[Event], pos: Any) -> RoundEnd | None:
+    def round_end(self, events: Sequence[Event], pos: RotPosition) -> RoundEnd | None:
         """See :meth:`GamePlugin.round_end` (:mod:`device.games.right_on_time.rounds`)."""
         return rounds.round_end(events, self.engine.view(pos, None))
 
@@ -74,33 +79,16 @@ class RightOnTimePlugin(GamePlugin):
                 cues.append(name)
         return tuple(cues)
 
-    def narrate(self, events: Sequence[Event]) -> str | None:
-        """See :meth:`GamePlugin.narrate` (:mod:`device.games.right_on_time.narrate`)."""
-        return narrate.narrate(events)
-
-    def caption(self, events: Sequence[Event], view: object) -> str | None:
-        """See :meth:`GamePlugin.caption` (:func:`device.games.right_on_time.narrate.caption`);
-        ``None`` for another game's view."""
-        return narrate.caption(events, view) if isinstance(view, RightOnTimeView) else None
-
-    def howto_pages(self) -> tuple[HowtoPage, ...]:
-        """See :meth:`GamePlugin.howto_pages` (:data:`device.games.right_on_time.howto.PAGES`)."""
-        return howto.PAGES
-
-    def results(self, pos: Any) -> tuple[str, ...]:
+    def results(self, pos: RotPosition) -> tuple[str, ...]:
         """The match's rounds and every seat's points (RT-7.1)."""
         view = self.engine.view(pos, None)
         points = "   ".join(f"{seat_name(i)}: {p}" for i, p in enumerate(view.scores))
         return (f"Rounds: {view.round}   Points: {points}",)
 
-    def summary(self, pos: Any) -> dict[str, Any]:
+    def summary(self, pos: RotPosition) -> dict[str, Any]:
         """``rounds`` and ``scores`` of the match for ``summary.json``."""
         view = self.engine.view(pos, None)
         return {"rounds": int(view.round), "scores": list(view.scores)}
-
-    def win_reason(self, pos: Any) -> str:
-        """See :func:`device.games.right_on_time.table.win_reason`."""
-        return table.win_reason(pos)
 
     # ------------------------------------------------------------------ screens
     def hand(self, seat: Seat) -> LayComposer:
@@ -108,36 +96,24 @@ class RightOnTimePlugin(GamePlugin):
         :class:`device.games.right_on_time.hand.LayComposer`)."""
         return LayComposer(seat)
 
-    def top_card(self, view: object) -> str | None:
+    def top_card(self, view: RightOnTimeView) -> str | None:
         """The discard pile's top card (``None`` before the round's opening lay, RT-2.2)."""
-        return view.top if isinstance(view, RightOnTimeView) else None
+        return view.top
 
-    def card_face(self, cards: CardPainter, code: str, height: int) -> pygame.Surface:
-        """See :func:`device.games.right_on_time.table.card_face`."""
-        return table.card_face(cards, code, height)
-
-    def table_zones(self, scene: TableScene, view: object, now_ns: int) -> Zones:
-        """See :func:`device.games.right_on_time.table.zones`; ``{}`` for another view."""
-        return table.zones(scene, view, now_ns) if isinstance(view, RightOnTimeView) else {}
-
-    def status(self, scene: TableScene, view: object, playing: bool) -> tuple[str, Colour]:
+    def status(
+        self, scene: TableScene, view: RightOnTimeView, playing: bool
+    ) -> tuple[str, Colour]:
         """The round (RT-2.4); the points that win the match (RT-7.1) show on every seat
         badge ("1/3 pts") and the table's turn plate says whose turn it is."""
-        if not isinstance(view, RightOnTimeView):
-            return "", TEXT_DIM
         return f"Round {view.round}", TEXT_DIM
 
     def seat_marks(
-        self, view: object, seat: Seat, winner: bool, playing: bool
+        self, view: RightOnTimeView, seat: Seat, winner: bool, playing: bool
     ) -> tuple[tuple[int, int] | None, tuple[Chip, ...], bool]:
         """See :func:`device.games.right_on_time.table.seat_marks`."""
-        if not isinstance(view, RightOnTimeView):
-            return None, (), False
         return table.seat_marks(view, seat, winner, playing)
 
-    def result_lines(self, scene: TableScene, view: object) -> tuple[str, ...]:
+    def result_lines(self, scene: TableScene, view: RightOnTimeView) -> tuple[str, ...]:
         """Every seat's points (RT-7.1)."""
-        if not isinstance(view, RightOnTimeView):
-            return ()
         return tuple(f"{scene.name(s)}: {p} point{'' if p == 1 else 's'}"
                      for s, p in enumerate(view.scores))

@@ -4,27 +4,27 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-import pygame
+from typing import TYPE_CHECKING
 
 from device.games.base import GamePlugin, OptionChoice, S
 from device.games.riiing import howto, narrate, table
 from device.games.riiing.hand import RiiingHand
 from device.games.riiing.icons import SYMBOLS
-from device.howto import HowtoPage
-from device.render.cards import CardPainter
 from device.render.icons import Symbol
 from device.render.palette import TEXT_DIM, YELLOW, Colour
-from engine.core import Event, Seat
+from engine.core import EngineError, Event, Seat
+from engine.riiing.actions import TIMEOUT, RiiingAction
+from engine.riiing.position import RiiingPosition
 from engine.riiing.view import RiiingView
 
 if TYPE_CHECKING:
-    from device.render.table import TableScene, Zones
+    from device.render.table import TableScene
 
 
-class RiiingPlugin(GamePlugin):
-    """Riiing! for the console; see :class:`device.games.base.GamePlugin`."""
+class RiiingPlugin(GamePlugin[RiiingPosition, RiiingAction, RiiingView]):
+    """Riiing! for the console; see :class:`device.games.base.GamePlugin`.  Its narration,
+    table drawing and pages are :mod:`device.games.riiing.narrate`,
+    :mod:`device.games.riiing.table` and :data:`device.games.riiing.howto.PAGES`."""
 
     name = "riiing"
     title = "Riiing!"
@@ -34,19 +34,40 @@ class RiiingPlugin(GamePlugin):
     wakeup_race = True
     has_slaps = True
     window_name = "RIIING!"
+    narration = narrate
+    drawing = table
+    pages = howto.PAGES
     lobby_options = (
         OptionChoice("hand_size", "Cards each", (7, 5, 6, 8, 9, 10), "RI-2.1"),
         OptionChoice("slap_timeout_s", "Slap time (s)", (8, 5, 10, 15), "RI-6.4"),
         OptionChoice("false_slap_penalty", "Early slap costs", (1, 2, 0), "RI-6.5"),
     )
 
-    def window_open(self, pos: Any) -> bool:
+    def window_open(self, pos: RiiingPosition) -> bool:
         """RI-6.2: a reverse shows on top of the draw pile (the position's ``window``)."""
         return self.engine.view(pos, None).window is not None
 
-    def window_ns(self, pos: Any) -> int:
+    def window_ns(self, pos: RiiingPosition) -> int:
         """RI-6.4: the position's ``slap_timeout_s`` option, in ns."""
         return int(pos.options.slap_timeout_s) * S
+
+    def slap_action(self, seat: Seat) -> RiiingAction:
+        """``slap <seat>``: ``seat`` gets the open window (RI-6.3)."""
+        return RiiingAction.slap(seat)
+
+    def timeout_action(self) -> RiiingAction:
+        """``timeout``: nobody slapped in time (RI-6.4)."""
+        return TIMEOUT
+
+    def false_slap_action(self, pos: RiiingPosition, seat: Seat) -> RiiingAction | None:
+        """``falseslap <seat>`` when the engine's checked ``apply`` accepts it in ``pos``,
+        else ``None`` (RI-6.5: option 0 makes a press outside a window no action)."""
+        try:
+            action = RiiingAction.falseslap(seat)
+            self.engine.apply(pos, action)
+        except EngineError:
+            return None
+        return action
 
     def cues(self, events: Sequence[Event]) -> tuple[str, ...]:
         """``"lay"`` for a card played (``play``: RI-4.1, RI-5, and the demanded card a draw
@@ -67,23 +88,6 @@ class RiiingPlugin(GamePlugin):
                 cues.append(name)
         return tuple(cues)
 
-    def narrate(self, events: Sequence[Event]) -> str | None:
-        """See :meth:`GamePlugin.narrate` (:mod:`device.games.riiing.narrate`)."""
-        return narrate.narrate(events)
-
-    def caption(self, events: Sequence[Event], view: object) -> str | None:
-        """See :meth:`GamePlugin.caption` (:func:`device.games.riiing.narrate.caption`);
-        ``None`` for another game's view."""
-        return narrate.caption(events, view) if isinstance(view, RiiingView) else None
-
-    def howto_pages(self) -> tuple[HowtoPage, ...]:
-        """See :meth:`GamePlugin.howto_pages` (:data:`device.games.riiing.howto.PAGES`)."""
-        return howto.PAGES
-
-    def win_reason(self, pos: Any) -> str:
-        """See :func:`device.games.riiing.table.win_reason`."""
-        return table.win_reason(pos)
-
     # ------------------------------------------------------------------ screens
     @property
     def symbols(self) -> Mapping[str, Symbol]:
@@ -94,26 +98,18 @@ class RiiingPlugin(GamePlugin):
         """See :meth:`GamePlugin.hand` (:class:`device.games.riiing.hand.RiiingHand`)."""
         return RiiingHand(seat)
 
-    def top_card(self, view: object) -> str | None:
+    def top_card(self, view: RiiingView) -> str | None:
         """The last card played (RI-3.2)."""
-        return view.last_card if isinstance(view, RiiingView) else None
+        return view.last_card
 
-    def window(self, view: object) -> str | None:
+    def window(self, view: RiiingView) -> str | None:
         """The symbol of the open RIIING! window (RI-6.2)."""
-        return view.window if isinstance(view, RiiingView) else None
+        return view.window
 
-    def card_face(self, cards: CardPainter, code: str, height: int) -> pygame.Surface:
-        """See :func:`device.games.riiing.table.card_face`."""
-        return table.card_face(cards, code, height)
-
-    def table_zones(self, scene: TableScene, view: object, now_ns: int) -> Zones:
-        """See :func:`device.games.riiing.table.zones`; ``{}`` for another game's view."""
-        return table.zones(scene, view, now_ns) if isinstance(view, RiiingView) else {}
-
-    def status(self, scene: TableScene, view: object, playing: bool) -> tuple[str, Colour]:
+    def status(self, scene: TableScene, view: RiiingView, playing: bool) -> tuple[str, Colour]:
         """In play: ``SLAP NOW!`` in yellow while a window is open (the turn waits,
         RI-6.2); else none (the table's turn plate says whose turn it is)."""
-        if not isinstance(view, RiiingView) or not playing:
+        if not playing:
             return "", TEXT_DIM
         if view.window is not None:
             return "SLAP NOW!", YELLOW

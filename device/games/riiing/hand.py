@@ -15,10 +15,14 @@ from collections.abc import Sequence
 
 from device.games.riiing.narrate import a_word
 from device.games.riiing.words import card_words, read_condition, symbol_of, word
-from device.hand_ui import HandComposer, Key, SeatView, Tile
+from device.hand_ui import HandComposer, Key, Tile
 from device.words import a_number, count_words, seat_name
+from engine.riiing.actions import DRAW, TAKE, RiiingAction
 from engine.riiing.cards import RiiingCard
 from engine.riiing.view import RiiingView
+
+_TILE_ACTIONS = {"draw": DRAW, "take": TAKE}
+"""The action of each action tile, by its tag."""
 
 
 def hand_condition(view: RiiingView) -> str:
@@ -81,23 +85,17 @@ def _reason(view: RiiingView, seat: int) -> str:
     return f"No: need {need_words(view)}"
 
 
-class RiiingHand(HandComposer):
+class RiiingHand(HandComposer[RiiingView, RiiingAction]):
     """One seat's Riiing! handheld; see the module docstring.  ``seat``: 0-based;
-    ``ValueError`` for a negative seat."""
+    ``ValueError`` for a negative seat.  SELECT returns a :class:`RiiingAction` (``play
+    <card>``, ``draw`` or ``take``) whose text is in ``view.legal``."""
 
     title = "RIIING!"
-
-    def _check_view(self, view: object) -> SeatView:
-        if not isinstance(view, RiiingView):
-            raise ValueError(f"seat {self.seat} handheld (riiing) got a {type(view).__name__}")
-        return view
-
-    def _riiing(self) -> RiiingView | None:
-        view = self._in_play()
-        return view if isinstance(view, RiiingView) else None
+    game = "riiing"
+    view_type = RiiingView
 
     def _tile_keys(self) -> list[tuple[str, str]]:
-        view = self._riiing()
+        view = self._in_play()
         if view is None:
             return []
         keys = [("card", code) for code in view.hand]
@@ -105,7 +103,7 @@ class RiiingHand(HandComposer):
         return keys
 
     def _tiles(self) -> list[Tile]:
-        view = self._riiing()
+        view = self._in_play()
         if view is None:
             return []
         tiles: list[Tile] = []
@@ -123,8 +121,8 @@ class RiiingHand(HandComposer):
             tiles.append(Tile("action", f"+{max(1, view.phones)}", "P", "take", playable=True))
         return tiles
 
-    def _play_key(self, k: Key) -> str | None:
-        view = self._riiing()
+    def _play_key(self, k: Key) -> RiiingAction | None:
+        view = self._in_play()
         if view is None:
             return None
         tiles = self._tiles()
@@ -134,28 +132,28 @@ class RiiingHand(HandComposer):
         if k is Key.BACK or not tiles:
             return None
         if self._cursor < len(view.hand):
-            action = f"play {view.hand[self._cursor]}"
+            action = RiiingAction.play(view.hand[self._cursor])
         else:
-            action = tiles[self._cursor].tag
-        if action in view.legal:
+            action = _TILE_ACTIONS[tiles[self._cursor].tag]
+        if str(action) in view.legal:
             return action
         self._refuse(_reason(view, self.seat))
         return None
 
     def _acting(self) -> bool:
-        view = self._riiing()
+        view = self._in_play()
         return self._is_my_turn() and (view is None or view.window is None)
 
     def _turn_word(self) -> str | None:
-        view = self._riiing()
+        view = self._in_play()
         return "SLAP!" if view is not None and view.window is not None else None
 
     def _condition(self) -> str:
-        view = self._riiing()
+        view = self._in_play()
         return "" if view is None else hand_condition(view)
 
     def _prompt(self, tiles: Sequence[Tile]) -> str:
-        view = self._riiing()
+        view = self._in_play()
         if view is None:
             return ""
         if view.winner is not None:
