@@ -29,7 +29,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from device.arbiter import SlapDecision
-from device.attract import AttractMode
 from device.flow_gameover import GameOverPhase
 from device.flow_lobby import LOBBY_HINT, LobbyPhase
 from device.flow_parts import FlowParts, Timing, VolumeKnob
@@ -38,7 +37,7 @@ from device.flow_restore import HeldGame
 from device.flow_snapshot import FlowSnapshot
 from device.flow_wakeup import WakeupPhase
 from device.hand_ui import Key
-from device.howto import HOWTO_HINT, HowtoScreen
+from device.howto import HOWTO_HINT
 from device.lobby import LobbyChoices
 from device.menu import MENU_KEY, MenuChoice, SeatMenu
 from device.phase import Phase
@@ -49,6 +48,7 @@ from device.slap_race import ComputerPress, SlapRace
 from device.timers import Timers
 from device.words import seat_name
 from drivers.slap import Press
+from engine.core import Event
 
 log = logging.getLogger("partytable")
 
@@ -99,10 +99,6 @@ class GameFlow(FlowParts):
         """The lobby's keys and tonight's board (``device.flow_lobby``)."""
         self.held_game = HeldGame(self)
         """A game restored after a power cut, held on the TV (``device.flow_restore``)."""
-        self.attract = AttractMode(timers, self.lobby_phase.start_demo)
-        """Attract mode: the lobby's idle timer and the demo game (``device.attract``)."""
-        self.howto_screen = HowtoScreen()
-        """The lobby's "How to play" pages (phase ``HOWTO``, ``device.howto``)."""
         self.wakeup = WakeupPhase(self)
         """The wake-up race (phase ``WAKEUP``, ``device.flow_wakeup``)."""
         self.play = PlayPhase(self)
@@ -289,6 +285,31 @@ class GameFlow(FlowParts):
             seat.kind = SeatKind(kind)
         self.race = self._new_race(len(session.kinds))
         self.make_hands()
+
+    def start_game(self, now_ns: int) -> None:
+        """See :meth:`device.flow_lobby.LobbyPhase.start_game`."""
+        self.lobby_phase.start_game(now_ns)
+
+    def start_demo(self, now_ns: int) -> None:
+        """See :meth:`device.flow_lobby.LobbyPhase.start_demo`."""
+        self.lobby_phase.start_demo(now_ns)
+
+    def open_wakeup(self, humans: set[int], now_ns: int) -> None:
+        """See :meth:`device.flow_wakeup.WakeupPhase.open`."""
+        self.wakeup.open(humans, now_ns)
+
+    def begin_play(self, first: int, now_ns: int) -> None:
+        """See :meth:`device.flow_play.PlayPhase.begin`."""
+        self.play.begin(first, now_ns)
+
+    def after_action(self, events: Sequence[Event], now_ns: int) -> None:
+        """See :meth:`device.flow_play.PlayPhase.after_action`."""
+        self.play.after_action(events, now_ns)
+
+    def show_game_over(self, winner: int | None, reason: str, now_ns: int,
+                       *, abandoned: bool = False) -> None:
+        """See :meth:`device.flow_gameover.GameOverPhase.show`."""
+        self.over.show(winner, reason, now_ns, abandoned=abandoned)
 
     def show_hands(self) -> None:
         """Give every playing seat's hand composer its view of the game (while a round's

@@ -19,7 +19,7 @@ from device.session import WAKEUP_RACE
 from device.words import seat_name
 
 if TYPE_CHECKING:
-    from device.flow import GameFlow
+    from device.flow_parts import FlowParts
 
 log = logging.getLogger("partytable")
 
@@ -34,7 +34,7 @@ class GameOverPhase:
     """The results of the game just ended (see the module docstring); ``flow``: the flow
     it belongs to."""
 
-    def __init__(self, flow: GameFlow) -> None:
+    def __init__(self, flow: FlowParts) -> None:
         self.flow = flow
         self.headline = ""
         """The game-over screen's headline: ``"Seat 2 WINS!"`` or ``"Game over"``."""
@@ -81,7 +81,7 @@ class GameOverPhase:
         elif all(seat.kind is SeatKind.COMPUTER for seat in flow.playing) and not abandoned:
             # nobody to press a key (a demo box, the appliance test): the next game deals
             flow.timer(now_ns + max(flow.timing.gameover_ns, NEXT_GAME_NS),
-                       flow.lobby_phase.start_game, "next computer game")
+                       flow.start_game, "next computer game")
         elif flow.timing.gameover_ns > 0:
             flow.timer(now_ns + flow.timing.gameover_ns, flow.enter_lobby, "lobby")
         if flow.on_game_over is not None and not abandoned and not demo:
@@ -94,4 +94,4 @@ class GameOverPhase:
 
     def _next_demo(self, now_ns: int) -> None:
         self.flow.enter_lobby(now_ns)
-        self.flow.lobby_phase.start_demo(now_ns)
+        self.flow.start_demo(now_ns)

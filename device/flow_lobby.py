@@ -26,7 +26,7 @@ from device.phase import Phase
 from device.session import GameSession
 
 if TYPE_CHECKING:
-    from device.flow import GameFlow
+    from device.flow_parts import FlowParts
 
 log = logging.getLogger("partytable")
 
@@ -40,7 +40,7 @@ class LobbyPhase:
     """The lobby's keys, tonight's board and the demo's start (see the module docstring);
     ``flow``: the flow it belongs to (its lobby choices, plugin, top line)."""
 
-    def __init__(self, flow: GameFlow) -> None:
+    def __init__(self, flow: FlowParts) -> None:
         self.flow = flow
         self.board = TonightsBoard(flow.store, flow.timers, self._question_over)
         """Tonight's leaderboard and its clear question (``device.leaderboard``)."""
@@ -109,9 +109,9 @@ class LobbyPhase:
             strengths=choices.seat_strengths()), now_ns)
         humans = {s.index for s in flow.playing if s.is_human}
         if flow.plugin.wakeup_race and humans:
-            flow.wakeup.open(humans, now_ns)
+            flow.open_wakeup(humans, now_ns)
         else:
-            flow.play.begin(0 if flow.plugin.wakeup_race else choices.first, now_ns)
+            flow.begin_play(0 if flow.plugin.wakeup_race else choices.first, now_ns)
 
     def show_howto(self, now_ns: int) -> None:
         """Show the lobby game's "How to play" pages (phase ``HOWTO``); LEFT/RIGHT turn
@@ -136,7 +136,7 @@ class LobbyPhase:
         flow.attract.on = True
         flow.notices.show(DEMO_HINT, lobby=True)
         log.info("lobby idle: a demo game of %s", flow.plugin.title)
-        flow.play.begin(flow.attract.first_seat(plugin, choices), now_ns)
+        flow.begin_play(flow.attract.first_seat(plugin, choices), now_ns)
 
     def save_choices(self, choices: LobbyChoices) -> None:
         """Write ``choices`` to ``lobby.json`` in the state directory (none: nothing); a

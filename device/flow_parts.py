@@ -12,21 +12,25 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from device.attract import AttractMode
 from device.game_records import JournalError
 from device.games import AnyPlugin, get_plugin
+from device.howto import HowtoScreen
 from device.journal import StateError
 from device.lobby import Lobby, LobbyChoices
 from device.notices import Notices
 from device.phase import Phase
 from device.seats import Seat
 from device.session import AnySession, GameRecord, GameStore
-from device.slap_race import RaceTiming
+from device.slap_race import RaceTiming, SlapRace
 from device.timers import Timer, Timers
+from engine.core import Event
 
 log = logging.getLogger("partytable")
 
@@ -61,9 +65,14 @@ class Timing:
     race: RaceTiming = field(default_factory=RaceTiming)
 
 
-class FlowParts:
+class FlowParts(ABC):
     """The game flow's shared parts (see the module docstring; the arguments are
-    ``device.flow.GameFlow``'s).  The constructor does no I/O."""
+    ``device.flow.GameFlow``'s) and the moves between phases that a phase's handler asks
+    for, declared here and made by ``device.flow.GameFlow``: a handler knows this class,
+    never the flow above it.  The constructor does no I/O."""
+
+    race: SlapRace
+    """The slap race of the game played (a new one for every game)."""
 
     def __init__(
         self,
@@ -108,8 +117,50 @@ class FlowParts:
         restore offer, a state directory that cannot hold the games: ``device.notices``)."""
         self.last_event = ""
         """The TV's top line."""
+        self.attract = AttractMode(timers, self.start_demo)
+        """Attract mode: the lobby's idle timer and the demo game (``device.attract``)."""
+        self.howto_screen = HowtoScreen()
+        """The lobby's "How to play" pages (phase ``HOWTO``, ``device.howto``)."""
         self._store_shown = ""
         self._timers: list[Timer] = []
+
+    # ------------------------------------------------------------------ moves between phases
+    @abstractmethod
+    def enter_lobby(self, now_ns: int) -> None:
+        """Show the lobby (phase ``LOBBY``)."""
+
+    @abstractmethod
+    def prepare(self, session: AnySession, now_ns: int) -> None:
+        """Make ``session`` the game played (its plugin, seat kinds, a fresh race)."""
+
+    @abstractmethod
+    def show_hands(self) -> None:
+        """Give every playing seat's hand composer its view of the game."""
+
+    @abstractmethod
+    def start_game(self, now_ns: int) -> None:
+        """Start the lobby's chosen game (the wake-up race or play)."""
+
+    @abstractmethod
+    def start_demo(self, now_ns: int) -> None:
+        """Start attract mode's demo game of computer players."""
+
+    @abstractmethod
+    def open_wakeup(self, humans: set[int], now_ns: int) -> None:
+        """Open the wake-up race (RI-2.3) for the seats ``humans`` (phase ``WAKEUP``)."""
+
+    @abstractmethod
+    def begin_play(self, first: int, now_ns: int) -> None:
+        """Deal the prepared game with seat ``first`` to move (phase ``PLAY``)."""
+
+    @abstractmethod
+    def after_action(self, events: Sequence[Event], now_ns: int) -> None:
+        """Go on after an action with ``events`` was applied (or a restored game goes on)."""
+
+    @abstractmethod
+    def show_game_over(self, winner: int | None, reason: str, now_ns: int,
+                       *, abandoned: bool = False) -> None:
+        """End the game played with ``winner`` for ``reason`` (phase ``GAMEOVER``)."""
 
     @property
     def playing(self) -> list[Seat]:

@@ -33,7 +33,7 @@ from drivers.slap import Press
 from engine.core import EngineError, Event
 
 if TYPE_CHECKING:
-    from device.flow import GameFlow
+    from device.flow_parts import FlowParts
 
 log = logging.getLogger("partytable")
 
@@ -42,7 +42,7 @@ class PlayPhase:
     """A game being played (see the module docstring); ``flow``: the flow it belongs to
     (its session, plugin, race, timers and top line)."""
 
-    def __init__(self, flow: GameFlow) -> None:
+    def __init__(self, flow: FlowParts) -> None:
         self.flow = flow
         self.slap = SlapDisplay(flow.timers, self._slap_line_changed)
         """The won slap on the TV and its margin (``device.flow_slap``)."""
@@ -121,7 +121,7 @@ class PlayPhase:
             log.info("game abandoned; back to the lobby")
             flow.enter_lobby(now_ns)
             return
-        flow.over.show(None, "ended from a handheld", now_ns, abandoned=True)
+        flow.show_game_over(None, "ended from a handheld", now_ns, abandoned=True)
 
     # ------------------------------------------------------------------ input
     def press(self, press: Press, now_ns: int) -> None:
@@ -193,7 +193,7 @@ class PlayPhase:
         flow.race.close(now_ns)
         outcome = session.outcome
         if outcome is not None:
-            flow.over.show(outcome.winner, outcome.reason, now_ns)
+            flow.show_game_over(outcome.winner, outcome.reason, now_ns)
             return
         ended = self.plugin.round_end(events, session.pos)
         if ended is not None and flow.timing.round_ns > 0:

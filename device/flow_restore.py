@@ -21,7 +21,7 @@ from device.restore_offer import RestoreOffer
 from device.session import GameSession, not_resumed
 
 if TYPE_CHECKING:
-    from device.flow import GameFlow
+    from device.flow_parts import FlowParts
 
 log = logging.getLogger("partytable")
 
@@ -30,7 +30,7 @@ class HeldGame:
     """The restored game and its offer (see the module docstring); ``flow``: the flow it
     belongs to."""
 
-    def __init__(self, flow: GameFlow) -> None:
+    def __init__(self, flow: FlowParts) -> None:
         self.flow = flow
         self.offer = RestoreOffer(flow.timers, flow.notices, self.go_on)  # by itself: no carry
         """A game restored after a power cut, offered on the TV (``device.restore_offer``)."""
@@ -85,7 +85,7 @@ class HeldGame:
                        "be read", now_ns)
         outcome = session.outcome
         if outcome is not None:  # cut between its last action and its end mark: its result
-            flow.over.show(outcome.winner, f"{outcome.reason} (restored)", now_ns)
+            flow.show_game_over(outcome.winner, f"{outcome.reason} (restored)", now_ns)
             return True
         if flow.timing.resume_ns <= 0:
             self.go_on(now_ns, held=False)
@@ -135,4 +135,4 @@ class HeldGame:
         self.offer.end()
         flow.last_event = "The game goes on"
         log.info("restored game goes on")
-        flow.play.after_action((), now_ns)
+        flow.after_action((), now_ns)

@@ -16,7 +16,7 @@ from device.seats import Seat
 from device.words import seat_name
 
 if TYPE_CHECKING:
-    from device.flow import GameFlow
+    from device.flow_parts import FlowParts
 
 log = logging.getLogger("partytable")
 
@@ -29,7 +29,7 @@ NOBODY_LINE = "Nobody slapped: Seat 1 starts"
 class WakeupPhase:
     """The wake-up race (see the module docstring); ``flow``: the flow it belongs to."""
 
-    def __init__(self, flow: GameFlow) -> None:
+    def __init__(self, flow: FlowParts) -> None:
         self.flow = flow
 
     def open(self, humans: set[int], now_ns: int) -> None:
@@ -46,12 +46,12 @@ class WakeupPhase:
     def won(self, decision: SlapDecision, now_ns: int) -> None:
         """``decision``'s seat slapped first: it opens the game."""
         log.info("wake-up race: %s slapped first", seat_name(decision.seat))
-        self.flow.play.begin(decision.seat, now_ns)
+        self.flow.begin_play(decision.seat, now_ns)
 
     def timeout(self, now_ns: int) -> None:
         """Nobody slapped in time: Seat 1 opens the game."""
         self.flow.last_event = NOBODY_LINE
-        self.flow.play.begin(0, now_ns)
+        self.flow.begin_play(0, now_ns)
 
     @staticmethod
     def message(seat: Seat) -> str:
