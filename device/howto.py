@@ -17,10 +17,10 @@ got, so a damaged page is left out with one log line and never reaches the rende
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from device.hand_ui import Key
+from device.render.howto_model import HowtoPage, page_problem
 
 if TYPE_CHECKING:
     from device.games import AnyPlugin
@@ -29,83 +29,6 @@ log = logging.getLogger("partytable")
 
 HOWTO_HINT = "< > turn the page   BACK: lobby"
 """The key help on a "How to play" page."""
-MAX_LINES = 5
-"""Most rule lines a page shows (the page is read from two metres: few, short lines)."""
-MAX_PICTURES = 7
-"""Most pictures a page shows in its row."""
-MAX_LINE_CHARS = 52
-"""Most characters in one rule line (70 px text across 1,760 px of the 1920x1080 page)."""
-MAX_CAPTION_CHARS = 16
-"""Most characters in a picture's caption (it sits under a card about 250 px wide)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Picture:
-    """One picture on a page: a card face or a sign, with a ``caption`` under it.
-
-    - ``card``: a card code of the game (``"7C/>"``, ``"J"``), drawn with the plugin's
-      ``card_face`` (an unreadable code is drawn as a ``"?"`` card)
-    - ``sign``: when ``card`` is empty, a sign drawn on a paper tile: a glyph name of
-      ``device.render.icons.GLYPHS`` (``"up"``, ``"even"``, ...), a symbol name of the
-      plugin's ``symbols`` (``"T"``), ``"back"`` (a card back) or ``"digits:2 5 8"``
-      (the numbers written large)
-    - ``caption``: at most :data:`MAX_CAPTION_CHARS` characters (``"HIGHER"``)
-    """
-
-    card: str = ""
-    sign: str = ""
-    caption: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class HowtoPage:
-    """One "How to play" page: ``title`` (``"Lay a card"``), ``lines`` (at most
-    :data:`MAX_LINES`, each at most :data:`MAX_LINE_CHARS` characters), ``pictures`` (at
-    most :data:`MAX_PICTURES`) and ``rules``, the rule ids the page explains (``"RI-4.2"``,
-    for the reader of the code and the tests; not drawn)."""
-
-    title: str
-    lines: tuple[str, ...]
-    pictures: tuple[Picture, ...] = ()
-    rules: tuple[str, ...] = ()
-
-    @property
-    def cards(self) -> tuple[str, ...]:
-        """The card codes the page shows, in order (pictures that are cards)."""
-        return tuple(p.card for p in self.pictures if p.card)
-
-
-def page_problem(page: object) -> str | None:
-    """What is wrong with ``page`` in one line (``"line 2 has 61 characters (at most
-    52)"``), or ``None`` when it can be drawn as the page limits above say."""
-    if not isinstance(page, HowtoPage):
-        return f"a {type(page).__name__}, not a HowtoPage"
-    if not isinstance(page.title, str) or not page.title.strip():
-        return "no title"
-    if not isinstance(page.lines, tuple) or not all(isinstance(x, str) for x in page.lines):
-        return "lines are not a tuple of strings"
-    if len(page.lines) > MAX_LINES:
-        return f"{len(page.lines)} lines (at most {MAX_LINES})"
-    for i, line in enumerate(page.lines, 1):
-        if len(line) > MAX_LINE_CHARS:
-            return f"line {i} has {len(line)} characters (at most {MAX_LINE_CHARS})"
-    if not isinstance(page.pictures, tuple) or not all(
-        isinstance(p, Picture) for p in page.pictures
-    ):
-        return "pictures are not a tuple of Picture"
-    if len(page.pictures) > MAX_PICTURES:
-        return f"{len(page.pictures)} pictures (at most {MAX_PICTURES})"
-    for i, pic in enumerate(page.pictures, 1):
-        if not (pic.card or pic.sign):
-            return f"picture {i} has neither a card nor a sign"
-        if len(pic.caption) > MAX_CAPTION_CHARS:
-            return (
-                f"picture {i} caption has {len(pic.caption)} characters "
-                f"(at most {MAX_CAPTION_CHARS})"
-            )
-    return None
-
-
 def pages(plugin: AnyPlugin) -> tuple[HowtoPage, ...]:
     """The pages of ``plugin``'s game that can be drawn (:func:`page_problem`), in order.
 

@@ -35,26 +35,23 @@ to its own modules (the narration, the table drawing, the pages) is done here on
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from device.hand_ui import HandComposer, SeatView
-from device.render.palette import TEXT_DIM, Colour
+from device.render.face import PublicView, SceneTools, TableFace, Zones
 from engine import get_game
 from engine.core import Event, Game, Seat
 
 if TYPE_CHECKING:
     import pygame
 
-    from device.howto import HowtoPage
     from device.render.cards import CardPainter
-    from device.render.icons import Symbol
+    from device.render.howto_model import HowtoPage
     from device.render.model import RoundEnd
-    from device.render.table import TableScene, Zones
-    from device.render.zones import Chip
 
 S = 1_000_000_000
 """Nanoseconds per second."""
@@ -69,20 +66,6 @@ class OptionChoice:
     label: str
     values: tuple[int | bool, ...]
     rule: str
-
-
-class PublicView(Protocol):
-    """The fields every engine view has that the table reads without asking the game:
-    seat count, cards in each hand, the seat to move and the winner."""
-
-    @property
-    def seats(self) -> int: ...
-    @property
-    def hand_counts(self) -> tuple[int, ...]: ...
-    @property
-    def to_move(self) -> Seat | None: ...
-    @property
-    def winner(self) -> Seat | None: ...
 
 
 class EngineView(PublicView, SeatView, Protocol):
@@ -124,14 +107,14 @@ class Drawing(Protocol[P_contra, V_contra]):
     def card_face(self, cards: CardPainter, code: str, height: int, /) -> pygame.Surface:
         """See :meth:`GamePlugin.card_face`."""
 
-    def zones(self, scene: TableScene, view: V_contra, now_ns: int, /) -> Zones:
+    def zones(self, scene: SceneTools, view: V_contra, now_ns: int, /) -> Zones:
         """See :meth:`GamePlugin.table_zones`."""
 
     def win_reason(self, pos: P_contra, /) -> str:
         """See :meth:`GamePlugin.win_reason`."""
 
 
-class GamePlugin(ABC, Generic[P, A, V]):
+class GamePlugin(TableFace[V], Generic[P, A, V]):
     """One game as the device sees it; subclasses live in ``device/games/<game>/`` and name
     their engine's types: ``GamePlugin[Position, Action, View]``.
 
@@ -147,7 +130,6 @@ class GamePlugin(ABC, Generic[P, A, V]):
     own modules and pages the plugin forwards to.
     """
 
-    name: ClassVar[str]
     title: ClassVar[str]
     lobby_options: ClassVar[tuple[OptionChoice, ...]] = ()
     wakeup_race: ClassVar[bool] = False
@@ -228,7 +210,7 @@ class GamePlugin(ABC, Generic[P, A, V]):
         return self.narration.caption(events, view)
 
     def howto_pages(self) -> tuple[HowtoPage, ...]:
-        """The game's "How to play" pages (:class:`device.howto.HowtoPage`: a title, a
+        """The game's "How to play" pages (:class:`device.render.howto_model.HowtoPage`: a title, a
         few short rule lines, pictures of its cards), in reading order: :attr:`pages`
         (none: ``device.howto.pages`` then shows a page saying so)."""
         return self.pages
@@ -261,69 +243,20 @@ class GamePlugin(ABC, Generic[P, A, V]):
         return int(self.engine.view(pos, None).seats)
 
     # ------------------------------------------------------------------ screens
-    view_type: type[V]
-    """The class of the engine's views of this game (``engine.get_game(name).view``)."""
-    table_title: ClassVar[str]
-    """The game's name on the table's top strip (``"RIIING!"``)."""
-    over_words: ClassVar[str] = "GAME OVER"
-    """The top strip's right-hand words once the game is over."""
-    wins_words: ClassVar[str] = "WINS!"
-    """What follows the winner's name on the game-over screen."""
-    wake_symbol: ClassVar[str | None] = None
-    """The symbol (a name in :attr:`symbols`) the wake-up race shows, or ``None``."""
-
-    @property
-    def symbols(self) -> Mapping[str, Symbol]:
-        """The game's shape-coded symbols by name, for the table's zones (docs/screens.md: shape
-        first, colour second); default none."""
-        return {}
-
+    # (the rest of the table's questions: device.render.face.TableFace)
     @abstractmethod
     def hand(self, seat: Seat) -> HandComposer[V, A]:
         """A new hand composer for ``seat``: the seat's screen model and what its keys do.
         Raises ``ValueError`` for a negative seat."""
-
-    def public(self, view: PublicView) -> V | None:
-        """``view`` if it is a view of this game (:attr:`view_type`), else ``None`` (the
-        table draws an odd view as "unknown", never crashes; it hands the plugin's other
-        view methods only a view this returned)."""
-        return view if isinstance(view, self.view_type) else None
-
-    def top_card(self, view: V) -> str | None:
-        """The code of the card on top of the discard pile in ``view`` (``None``: no card
-        yet); a new one slides onto the pile."""
-        return None
-
-    def window(self, view: V) -> str | None:
-        """The open slap window shown in ``view`` (its symbol), or ``None``: while it is
-        open the table counts down and a new one flashes.  Default: no windows."""
-        return None
 
     def card_face(self, cards: CardPainter, code: str, height: int) -> pygame.Surface:
         """The face of card ``code`` at ``height`` px, painted (and cached) with ``cards``;
         an unreadable code is a ``"?"`` card, never an error (:attr:`drawing`)."""
         return self.drawing.card_face(cards, code, height)
 
-    def table_zones(self, scene: TableScene, view: V, now_ns: int) -> Zones:
+    def table_zones(self, scene: SceneTools, view: V, now_ns: int) -> Zones:
         """The centre zones of the table in play for ``view`` at ``now_ns``: the top card
         (``scene.card_spec``), the condition or value, the countdown and the pile (zone
         name -> logical rect and spec; ``device.render.layout`` has the rects;
         :attr:`drawing`)."""
         return self.drawing.zones(scene, view, now_ns)
-
-    def status(self, scene: TableScene, view: V, playing: bool) -> tuple[str, Colour]:
-        """The top strip's right-hand words and their colour outside the wake-up race and
-        game over (``playing``: in the play phase), e.g. whose turn; default none."""
-        return "", TEXT_DIM
-
-    def seat_marks(
-        self, view: V, seat: Seat, winner: bool, playing: bool
-    ) -> tuple[tuple[int, int] | None, tuple[Chip, ...], bool]:
-        """A seat badge's game marks: ``(points, chips, dim)`` with ``points`` (points,
-        target) or ``None``, extra ``chips`` (``(text, background, text colour)``) and
-        ``dim`` (the seat is out of the round); default none."""
-        return None, (), False
-
-    def result_lines(self, scene: TableScene, view: V) -> tuple[str, ...]:
-        """Game-over lines when the console gave none (e.g. every seat's points)."""
-        return ()

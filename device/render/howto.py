@@ -1,4 +1,4 @@
-"""Draws one "How to play" page (:class:`device.howto.HowtoPage`) on the table display.
+"""Draws one "How to play" page (:class:`device.render.howto_model.HowtoPage`) on the table display.
 
 Layout of the 1920x1080 logical frame (``docs/screens.md``: read from 1-3 m, and still
 readable scaled down to 480x270):
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 import pygame
 
-from device.howto import HowtoPage, Picture
 from device.render.cards import CARD_ASPECT, CardPainter
+from device.render.howto_model import HowtoPage, Picture
 from device.render.icons import GLYPHS, draw_shape
 from device.render.layout import LOGICAL_H, LOGICAL_SIZE, LOGICAL_W, Letterbox
 from device.render.palette import (
@@ -41,7 +41,7 @@ from device.render.palette import (
 from device.render.text import Typesetter
 
 if TYPE_CHECKING:
-    from device.games import AnyPlugin
+    from device.render.face import AnyFace
 
 MARGIN = 80
 """Left and right margin of the page, logical px."""
@@ -59,9 +59,9 @@ CARD_MAX_H = 440
 
 
 def _sign(
-    surf: pygame.Surface, plugin: AnyPlugin, sign: str, text: Typesetter
+    surf: pygame.Surface, plugin: AnyFace, sign: str, text: Typesetter
 ) -> None:
-    """Paint ``sign`` (see :class:`device.howto.Picture`) centred on paper ``surf``."""
+    """Paint ``sign`` (see :class:`device.render.howto_model.Picture`) centred on paper ``surf``."""
     w, h = surf.get_size()
     box = pygame.Rect(0, 0, round(w * 0.8), round(w * 0.8))
     box.center = (w // 2, h // 2)
@@ -81,7 +81,7 @@ def _sign(
 
 
 def picture_surface(
-    plugin: AnyPlugin, picture: Picture, height: int, cards: CardPainter
+    plugin: AnyFace, picture: Picture, height: int, cards: CardPainter
 ) -> pygame.Surface:
     """The picture at ``height`` px: the card face from the plugin, a card back, or a sign
     on a paper tile of the card's size (``round(0.7 h)`` x ``h``).  Never raises: a code the
@@ -109,7 +109,7 @@ def layout_pictures(count: int, top: int, bottom: int) -> tuple[int, int, int]:
 
 def paint_page(
     canvas: pygame.Surface,
-    plugin: AnyPlugin,
+    plugin: AnyFace,
     page: HowtoPage,
     number: int,
     count: int,
@@ -155,7 +155,7 @@ def paint_page(
 
 def draw_howto(
     surface: pygame.Surface,
-    plugin: AnyPlugin,
+    plugin: AnyFace,
     page: HowtoPage,
     *,
     number: int = 1,
@@ -173,7 +173,7 @@ def draw_howto(
     the bottom, e.g. ``"< > next page   BACK: lobby"``; ``text``/``cards``: a typesetter
     and card painter to reuse (their caches), else new ones.  Needs ``pygame.font``
     (initialised if needed).  Never raises for odd page content (unreadable cards are
-    ``"?"`` cards); a page is best checked first with ``device.howto.page_problem``.
+    ``"?"`` cards); a page is best checked first with ``device.render.howto_model.page_problem``.
     """
     text = text or Typesetter()
     cards = cards or CardPainter(text)

@@ -7,13 +7,13 @@ only) and the renderers draw it; a renderer never reads engine positions directl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from device.phase import Phase
 
 if TYPE_CHECKING:
-    from device.games import AnyPlugin
-    from device.games.base import PublicView
+    from device.render.face import AnyFace, PublicView
+    from device.render.howto_model import HowtoPage
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +61,10 @@ class RoundEnd:
 
 @dataclass(frozen=True, slots=True)
 class HowtoShown:
-    """A "How to play" page on the TV instead of the table: ``page`` (a
-    ``device.howto.HowtoPage``), its ``number`` (from 1) of ``count`` and the key ``hint``."""
+    """A "How to play" page on the TV instead of the table: ``page``, its ``number`` (from
+    1) of ``count`` and the key ``hint``."""
 
-    page: Any
+    page: HowtoPage
     number: int = 1
     count: int = 1
     hint: str = ""
@@ -104,7 +104,7 @@ class TableModel:
       (:class:`HowtoShown`)
     """
 
-    game: AnyPlugin
+    game: AnyFace
     phase: Phase
     view: PublicView | None
     seats: tuple[SeatBadge, ...]

@@ -76,10 +76,7 @@ from device.render.zones import (
 from device.words import seat_name
 
 if TYPE_CHECKING:
-    from device.games.base import PublicView
-
-Zones = dict[str, tuple[pygame.Rect, ZoneSpec]]
-"""Zone name -> (logical rect, spec)."""
+    from device.render.face import PublicView, Zones
 
 NEW_GAME_HINT = "Press SELECT on any handheld for a new game"
 """The game-over screen's way on: SELECT (or BACK) on a handheld returns to the lobby."""

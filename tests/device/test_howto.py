@@ -15,17 +15,10 @@ from device.games import PLUGINS, get_plugin
 from device.games.base import GamePlugin
 from device.games.riiing import RiiingPlugin
 from device.hand_ui import Key
-from device.howto import (
-    MAX_LINES,
-    HowtoBook,
-    HowtoPage,
-    HowtoScreen,
-    Picture,
-    page_problem,
-    pages,
-)
+from device.howto import HowtoBook, HowtoScreen, pages
 from device.render import howto as render_howto
 from device.render.cards import CardPainter
+from device.render.howto_model import MAX_LINES, HowtoPage, Picture, page_problem
 from device.render.icons import GLYPHS
 from device.render.palette import BACKGROUND, BLACK, PAPER, YELLOW
 from device.render.text import Typesetter

@@ -19,7 +19,7 @@ from engine.right_on_time.position import RotPosition
 from engine.right_on_time.view import RightOnTimeView
 
 if TYPE_CHECKING:
-    from device.render.table import TableScene
+    from device.render.face import SceneTools
 
 ROUND_PAUSE = 3
 """Computer-move delays to wait after a round ends (RT-2.4), so the table can read who won
@@ -101,7 +101,7 @@ class RightOnTimePlugin(GamePlugin[RotPosition, RotAction, RightOnTimeView]):
         return view.top
 
     def status(
-        self, scene: TableScene, view: RightOnTimeView, playing: bool
+        self, scene: SceneTools, view: RightOnTimeView, playing: bool
     ) -> tuple[str, Colour]:
         """The round (RT-2.4); the points that win the match (RT-7.1) show on every seat
         badge ("1/3 pts") and the table's turn plate says whose turn it is."""
@@ -113,7 +113,7 @@ class RightOnTimePlugin(GamePlugin[RotPosition, RotAction, RightOnTimeView]):
         """See :func:`device.games.right_on_time.table.seat_marks`."""
         return table.seat_marks(view, seat, winner, playing)
 
-    def result_lines(self, scene: TableScene, view: RightOnTimeView) -> tuple[str, ...]:
+    def result_lines(self, scene: SceneTools, view: RightOnTimeView) -> tuple[str, ...]:
         """Every seat's points (RT-7.1)."""
         return tuple(f"{scene.name(s)}: {p} point{'' if p == 1 else 's'}"
                      for s, p in enumerate(view.scores))

@@ -7,7 +7,7 @@ cards (RT-1.1: numbers 1-7, Joker ``J``, Zurück auf Null ``N``, Du bist! ``D<n>
 
 from __future__ import annotations
 
-from device.howto import HowtoPage, Picture
+from device.render.howto_model import HowtoPage, Picture
 
 LAY = HowtoPage(
     "Lay cards",

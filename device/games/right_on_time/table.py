@@ -32,7 +32,7 @@ from engine.right_on_time.position import RotPosition
 from engine.right_on_time.view import RightOnTimeView
 
 if TYPE_CHECKING:
-    from device.render.table import TableScene, Zones
+    from device.render.face import SceneTools, Zones
 
 BORDER: dict[str, Colour] = {
     NUMBER: BLUE,
@@ -127,7 +127,7 @@ def value_spec(v: RightOnTimeView, opener: str) -> CondSpec:
     return CondSpec("value", headline, hint, big=shown)
 
 
-def zones(scene: TableScene, v: RightOnTimeView, now_ns: int) -> Zones:
+def zones(scene: SceneTools, v: RightOnTimeView, now_ns: int) -> Zones:
     """The centre zones in play: top card, value (RT-1.3), no countdown, and the pile with
     the round's out order (RT-6.1)."""
     out: Zones = {

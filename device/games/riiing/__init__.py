@@ -18,7 +18,7 @@ from engine.riiing.position import RiiingPosition
 from engine.riiing.view import RiiingView
 
 if TYPE_CHECKING:
-    from device.render.table import TableScene
+    from device.render.face import SceneTools
 
 
 class RiiingPlugin(GamePlugin[RiiingPosition, RiiingAction, RiiingView]):
@@ -106,7 +106,7 @@ class RiiingPlugin(GamePlugin[RiiingPosition, RiiingAction, RiiingView]):
         """The symbol of the open RIIING! window (RI-6.2)."""
         return view.window
 
-    def status(self, scene: TableScene, view: RiiingView, playing: bool) -> tuple[str, Colour]:
+    def status(self, scene: SceneTools, view: RiiingView, playing: bool) -> tuple[str, Colour]:
         """In play: ``SLAP NOW!`` in yellow while a window is open (the turn waits,
         RI-6.2); else none (the table's turn plate says whose turn it is)."""
         if not playing:

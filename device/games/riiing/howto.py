@@ -10,7 +10,7 @@ only) and signs: the table's condition glyphs and the game's symbols
 
 from __future__ import annotations
 
-from device.howto import HowtoPage, Picture
+from device.render.howto_model import HowtoPage, Picture
 
 LAY = HowtoPage(
     "Lay a card",

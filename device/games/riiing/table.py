@@ -31,7 +31,7 @@ from engine.riiing.position import RiiingPosition
 from engine.riiing.view import RiiingView
 
 if TYPE_CHECKING:
-    from device.render.table import TableScene, Zones
+    from device.render.face import SceneTools, Zones
 
 DEMAND_NAMES: dict[str, str] = {
     "A": "SLEEPY BROKEN ALARM",
@@ -133,7 +133,7 @@ def _condition(cond: Condition) -> CondSpec:
     return CondSpec("condition", cond.code, "unknown condition", "open", dim=True)
 
 
-def slap_sub(scene: TableScene) -> str:
+def slap_sub(scene: SceneTools) -> str:
     """The line under a slap winner's time (RI-6.3): the margin to the next slapper ("by
     12 ms over Seat 4"; "by less than 1 ms" at 0 ms: :func:`device.words.margin_words`, as the
     TV's top line says it), else "fastest slap!"."""
@@ -144,7 +144,7 @@ def slap_sub(scene: TableScene) -> str:
     return f"{margin_words(ms)} over {scene.name(runner_up)}"
 
 
-def zones(scene: TableScene, v: RiiingView, now_ns: int) -> Zones:
+def zones(scene: SceneTools, v: RiiingView, now_ns: int) -> Zones:
     """The centre zones in play: last card, condition or window (flashing, RI-6.2) with
     its countdown (RI-6.4), and the pile with the slap result (winner, time and margin:
     :func:`slap_sub`), window, demand (RI-5.3) or phone chain (RI-5.4)."""
