@@ -326,6 +326,34 @@ def observes(bot: object) -> bool:
     return method is not None and method is not Bot.observe
 
 
+class Observers:
+    """The bots of an ``autoplay`` (one per seat, seat 0 first) that :func:`observes`, and
+    :meth:`tell` to send each of them one applied action (:func:`tell_observers`).
+
+    Raises :class:`NotationError` ``autoplay: <n> bots for <seats> seats`` when ``bots``
+    has not one bot per seat."""
+
+    __slots__ = ("watchers",)
+
+    def __init__(self, bots: Sequence[Any], seats: int) -> None:
+        if len(bots) != seats:
+            raise NotationError(f"autoplay: {len(bots)} bots for {seats} seats")
+        self.watchers = [bot for bot in bots if observes(bot)]
+
+    def tell(
+        self, view: Callable[[Any, Seat | None], Any], before: Any, action: Any, after: Any
+    ) -> None:
+        """Send ``action`` with the table's views of ``before`` and ``after`` (``view(pos,
+        None)``, built only when a bot observes)."""
+        tell_observers(self.watchers, view, before, action, after)
+
+
+def bots_by_kind(*classes: type[Bot[Any, Any]]) -> dict[str, type[Bot[Any, Any]]]:
+    """A game's ``bots`` table: each class by its :attr:`Bot.kind` (``"random"``,
+    ``"heuristic"``, ``"hard"``), in the order given."""
+    return {cls.kind: cls for cls in classes}
+
+
 def tell_observers(
     watchers: Sequence[Any], view: Callable[[Any, Seat | None], Any],
     before: Any, action: Any, after: Any,
