@@ -4,10 +4,11 @@ A TV that teaches: every game's plugin gives a few pages
 (:meth:`device.games.base.GamePlugin.howto_pages`), each a :class:`HowtoPage` with a title,
 a few short lines of rules and :class:`Picture` values (a real card face drawn by the
 plugin's ``card_face``, or a sign: a condition glyph or one of the game's symbols) with a
-caption under each.  ``device.render.howto.draw_howto`` draws one page on the table
-display; :class:`HowtoBook` steps through one game's pages, and :class:`HowtoScreen` is
-the part the game flow holds: the book open now (phase ``HOWTO``) and what the handheld
-keys do there (:data:`HOWTO_HINT`).
+caption under each (:func:`card_pictures`, :func:`sign_pictures` make a row of them).
+``device.render.howto.draw_howto`` draws one page on the table display; :class:`HowtoBook`
+steps through one game's pages, and :class:`HowtoScreen` is the part the game flow holds:
+the book open now (phase ``HOWTO``) and what the handheld keys do there
+(:data:`HOWTO_HINT`).
 
 The core knows no game: the words and the rule ids (``rules`` on each page, from
 ``rules/<game>.md``) are the plugin's.  :func:`pages` asks the plugin and checks what it
@@ -73,6 +74,18 @@ class HowtoPage:
     def cards(self) -> tuple[str, ...]:
         """The card codes the page shows, in order (pictures that are cards)."""
         return tuple(p.card for p in self.pictures if p.card)
+
+
+def card_pictures(*pictures: tuple[str, str]) -> tuple[Picture, ...]:
+    """Card pictures from ``(card code, caption)`` pairs, in order:
+    ``card_pictures(("4", "top card"))`` is ``(Picture(card="4", caption="top card"),)``."""
+    return tuple(Picture(card=code, caption=caption) for code, caption in pictures)
+
+
+def sign_pictures(*pictures: tuple[str, str]) -> tuple[Picture, ...]:
+    """Sign pictures (:class:`Picture` ``sign``) from ``(sign, caption)`` pairs, in order:
+    ``sign_pictures(("up", "HIGHER"))`` is ``(Picture(sign="up", caption="HIGHER"),)``."""
+    return tuple(Picture(sign=sign, caption=caption) for sign, caption in pictures)
 
 
 def page_problem(page: object) -> str | None:
