@@ -23,6 +23,9 @@ The protocol (all methods pure, no I/O, no clock, no module-level randomness):
   without checks, for the computer players' searches), as the checked API's notation sees
   it, so one random-play test keeps every game's fast path in lockstep with ``apply``
 
+A game class builds its ``bots`` table with :func:`bots_by_kind`, and its ``autoplay``
+tells the bots that learn from the table what happened through :class:`Observers`.
+
 Errors are ``ValueError`` subclasses split by kind: :class:`NotationError` for text or
 JSON that cannot be read (a malformed position included), :class:`IllegalActionError` for
 a well-formed action the rules do not allow here.  Both carry the rule id where one
