@@ -15,8 +15,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
+from console_helpers import console_for
 
-from device.console import Console, GameRecord, make_seats
+from device.console import Console, GameRecord
 from device.events import (
     Abandon,
     FakeQueue,
@@ -68,24 +69,6 @@ def make(display: TableDisplay, kinds: tuple[str, ...], game: str = "riiing",
     console.start()
     console.render(clock.now_ns())
     return console, clock, queue, done
-
-
-def console_for(display: TableDisplay, choices: LobbyChoices, seats: list[Any] | int | None = None,
-                presenter: Any = None, **kw: Any) -> tuple[Console, FakeClock, FakeQueue]:
-    """A console, not started, on the display's fake clock with a queue of its own:
-    ``choices`` in the lobby, ``presenter`` on the TV (default the display, without
-    motion), ``seats`` (the hand screens, or how many dummy ones; default one per seat of
-    ``choices``), game seed 3 unless ``kw`` says; ``kw`` goes to :class:`Console`."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    queue = FakeQueue(clock)
-    tv = TablePresenter(display, motion=False) if presenter is None else presenter
-    count = len(choices.kinds) if seats is None else seats
-    screens = ([open_hand_display(s, "dummy") for s in range(count)] if isinstance(count, int)
-               else count)
-    console = Console(clock=clock, queue=queue, presenter=tv, seats=make_seats(screens),
-                      choices=choices, **{"game_seed": 3, **kw})
-    return console, clock, queue
 
 
 def in_window(display: TableDisplay) -> tuple[Console, FakeClock, FakeQueue, int]:
