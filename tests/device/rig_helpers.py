@@ -1,10 +1,14 @@
 """Helpers for the hardware-mode tests: a two-seat config file, a finger tapping a GPIO
-line, an OLED bus that records what the luma driver sends, and the keys a person presses to
-make a move."""
+line, ``python -m device`` run until a SIGTERM, an OLED bus that records what the luma
+driver sends, and the keys a person presses to make a move."""
 
 from __future__ import annotations
 
 import copy
+import os
+import signal
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +63,23 @@ def tap(factory: Any, clock: FakeClock, pin: int) -> None:
     clock.advance(60 * MS)
     edge(factory, pin, False, clock.now_ns())
     clock.advance(90 * MS)
+
+
+def main_until_sigterm(argv: Sequence[str], after_s: float = 1.0) -> int:
+    """The exit status of ``device.main.main(argv)`` run in this process while a timer
+    sends it SIGTERM ``after_s`` seconds on (as systemd stops the device); the SIGINT and
+    SIGTERM handlers it installs are put back afterwards."""
+    from device.main import main
+
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    timer = threading.Timer(after_s, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        return main(list(argv))
+    finally:
+        timer.cancel()
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 class Bus:

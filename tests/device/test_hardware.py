@@ -15,7 +15,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
-from rig_helpers import MS, WIRED_KEYS, Bus, S, keys_for, write_rig_config
+from rig_helpers import MS, WIRED_KEYS, Bus, S, keys_for, main_until_sigterm, write_rig_config
 from rig_helpers import tap as rig_tap
 
 from device.config import load_config
@@ -262,11 +262,6 @@ def test_no_pin_factory_is_one_line_and_the_device_waits(
     """Hardware mode where the fair pin factory cannot be built (here: no lgpio, as on any
     machine but a Pi): one line in the log and on the TV, no traceback, no fallback to an
     unfair factory; the device waits for SIGTERM and exits 1."""
-    import signal
-    import threading
-
-    from device.main import main
-
     path = write_config(tmp_path)
 
     def fail(*args: Any, **kw: Any) -> Any:
@@ -275,16 +270,7 @@ def test_no_pin_factory_is_one_line_and_the_device_waits(
         raise PinFactoryError("GPIO", "lgpio is not installed: pip install lgpio")
 
     monkeypatch.setattr("drivers.pin_factory.open_pin_factory", fail)
-    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGTERM))
-    timer.start()
-    try:
-        status = main(["--config", str(path)])
-    finally:
-        timer.cancel()
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-    assert status == 1
+    assert main_until_sigterm(["--config", str(path)]) == 1
     out = capsys.readouterr().out.strip().splitlines()
     assert out == ["error: GPIO: lgpio is not installed: pip install lgpio"]
 
