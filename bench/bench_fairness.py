@@ -265,17 +265,28 @@ def _glitches(trials: int) -> list[str]:
     ]
 
 
-def _low_edges(seat: int, lows: list[tuple[int, int]], delay: int) -> list[_Edge]:
-    """The edges of a line pulled low during each of ``lows`` (overlaps merge), their
-    callbacks ``delay`` late, in order, each saying its own level."""
+def merge_lows(lows: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The times a line is low when pulled low during each of ``lows`` (``(start_ns,
+    end_ns)`` intervals, any order): overlapping or touching intervals merge (a line cannot
+    go lower than low), in time order.
+
+    >>> merge_lows([(5, 9), (0, 2), (2, 3), (7, 12)])
+    [(0, 3), (5, 12)]
+    """
     merged: list[list[int]] = []
     for start, end in sorted(lows):
         if merged and start <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
         else:
             merged.append([start, end])
+    return [(start, end) for start, end in merged]
+
+
+def _low_edges(seat: int, lows: list[tuple[int, int]], delay: int) -> list[_Edge]:
+    """The edges of a line pulled low during each of ``lows`` (:func:`merge_lows`), their
+    callbacks ``delay`` late, in order, each saying its own level."""
     out: list[_Edge] = []
-    for start, end in merged:
+    for start, end in merge_lows(lows):
         out += [_Edge(seat, True, start, start + delay, True),
                 _Edge(seat, False, end, end + delay, False)]
     return out

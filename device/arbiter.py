@@ -479,12 +479,9 @@ class SlapArbiter:
             return self._judge_closed(seat, t)
         if t < w.opened_ns:
             return Verdict.EARLY
-        if w.t0_ns is None or t < w.t0_ns:
-            return Verdict.BEFORE_FLIP
-        if self._belongs_to_previous(t, w.t0_ns):
-            return Verdict.LOSING
-        if seat not in w.eligible:
-            return Verdict.NOT_ELIGIBLE
+        refused = self._refused(seat, t, w.t0_ns, w.eligible, Verdict.BEFORE_FLIP)
+        if refused is not None:
+            return refused
         if w.decision is not None:
             self._note_late(seat, t, w.decision)
             return Verdict.DECIDED
@@ -592,12 +589,9 @@ class SlapArbiter:
         for c in reversed(self._closed):
             if not c.opened_ns <= t < c.closed_ns:
                 continue
-            if c.t0_ns is None or t < c.t0_ns:
-                return Verdict.LATE
-            if self._belongs_to_previous(t, c.t0_ns):
-                return Verdict.LOSING
-            if seat not in c.eligible:
-                return Verdict.NOT_ELIGIBLE
+            refused = self._refused(seat, t, c.t0_ns, c.eligible, Verdict.LATE)
+            if refused is not None:
+                return refused
             if c.decision is None or t <= c.decision.t_ns:
                 if c.decision is not None:
                     self._note_late(seat, t, c.decision)
@@ -606,6 +600,21 @@ class SlapArbiter:
         if any(c.closed_ns <= t < c.closed_ns + self.grace_ns for c in self._closed):
             return Verdict.LOSING
         return Verdict.FALSE_SLAP
+
+    def _refused(
+        self, seat: Seat, t: int, t0_ns: int | None, eligible: frozenset[Seat], unflipped: Verdict
+    ) -> Verdict | None:
+        """The verdict on seat ``seat``'s edge ``t`` inside a window whose flip came at
+        ``t0_ns`` (``None``: not yet) for the seats ``eligible``, when it cannot count:
+        ``unflipped`` before the flip, :attr:`Verdict.LOSING` for an edge of the previous
+        window (rule 3), :attr:`Verdict.NOT_ELIGIBLE`; ``None`` when it may count."""
+        if t0_ns is None or t < t0_ns:
+            return unflipped
+        if self._belongs_to_previous(t, t0_ns):
+            return Verdict.LOSING
+        if seat not in eligible:
+            return Verdict.NOT_ELIGIBLE
+        return None
 
     def _belongs_to_previous(self, t: int, t0_ns: int) -> bool:
         """Rule 3 (RI-6.6): edge ``t`` came sooner than the reaction floor after the flip

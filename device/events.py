@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Protocol
 
-from drivers.clock import FakeClock
+from drivers.clock import Clock, FakeClock
 from drivers.values import is_int, is_number
 
 log = logging.getLogger("partytable")
@@ -117,6 +117,34 @@ class HandheldQuiet:
 
     seat: int
     t_ns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HandheldReports:
+    """A handheld link's callbacks (``on_gone``, ``on_back``, ``on_noisy``, ``on_quiet`` of
+    ``drivers.hand_display.HandDisplays`` and ``drivers.serial_handheld.SerialHandhelds``):
+    each posts its report with ``post`` as a :class:`HandheldGone`, :class:`HandheldBack`,
+    :class:`HandheldNoisy` or :class:`HandheldQuiet` stamped ``clock.now_ns()`` when called
+    (CLOCK_MONOTONIC ns).  Called from the link's thread."""
+
+    post: Callable[[object], None]
+    clock: Clock
+
+    def gone(self, seat: int, reason: str) -> None:
+        """Seat ``seat``'s handheld stopped answering (``reason``: one line for the log)."""
+        self.post(HandheldGone(seat, reason, self.clock.now_ns()))
+
+    def back(self, seat: int) -> None:
+        """Seat ``seat``'s handheld answers again."""
+        self.post(HandheldBack(seat, self.clock.now_ns()))
+
+    def noisy(self, seat: int, reason: str) -> None:
+        """Seat ``seat``'s wired screen loses transfers often (``reason``: the advice)."""
+        self.post(HandheldNoisy(seat, reason, self.clock.now_ns()))
+
+    def quiet(self, seat: int) -> None:
+        """Seat ``seat``'s noisy screen has had no failed transfer for a while."""
+        self.post(HandheldQuiet(seat, self.clock.now_ns()))
 
 
 INT64_MIN = -(1 << 63)

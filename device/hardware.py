@@ -48,10 +48,7 @@ from device.console import Console
 from device.events import (
     DeviceQueue,
     EventQueue,
-    HandheldBack,
-    HandheldGone,
-    HandheldNoisy,
-    HandheldQuiet,
+    HandheldReports,
     Quit,
     Wake,
     quit_on_signals,
@@ -168,11 +165,10 @@ def open_rig(
             from drivers.pin_factory import open_pin_factory
 
             factory = open_pin_factory(config.gpio.chip, lg_wd=lg_wd or lgpio_dir(config))
+        reports = HandheldReports(post, clock)
         displays = HandDisplays(
-            on_gone=lambda seat, reason: post(HandheldGone(seat, reason, clock.now_ns())),
-            on_back=lambda seat: post(HandheldBack(seat, clock.now_ns())),
-            on_noisy=lambda seat, reason: post(HandheldNoisy(seat, reason, clock.now_ns())),
-            on_quiet=lambda seat: post(HandheldQuiet(seat, clock.now_ns())),
+            on_gone=reports.gone, on_back=reports.back,
+            on_noisy=reports.noisy, on_quiet=reports.quiet,
             clock=clock, thread=threads, **({"open_serial": open_serial} if open_serial else {}))
         rig.closers.append(displays.close)
         if not threads:
@@ -219,8 +215,7 @@ def open_rig(
 
             link = SerialHandhelds(
                 serial, post=post,
-                on_gone=lambda seat, reason: post(HandheldGone(seat, reason, clock.now_ns())),
-                on_back=lambda seat: post(HandheldBack(seat, clock.now_ns())),
+                on_gone=reports.gone, on_back=reports.back,
                 clock=clock, thread=threads, ports=serial_ports)
             rig.closers.append(link.close)
             if not threads:

@@ -4,10 +4,11 @@ A TV that teaches: every game's plugin gives a few pages
 (:meth:`device.games.base.GamePlugin.howto_pages`), each a :class:`HowtoPage` with a title,
 a few short lines of rules and :class:`Picture` values (a real card face drawn by the
 plugin's ``card_face``, or a sign: a condition glyph or one of the game's symbols) with a
-caption under each.  ``device.render.howto.draw_howto`` draws one page on the table
-display; :class:`HowtoBook` steps through one game's pages, and :class:`HowtoScreen` is
-the part the game flow holds: the book open now (phase ``HOWTO``) and what the handheld
-keys do there (:data:`HOWTO_HINT`).
+caption under each (:func:`card_pictures`, :func:`sign_pictures` make a row of them).
+``device.render.howto.draw_howto`` draws one page on the table display; :class:`HowtoBook`
+steps through one game's pages, and :class:`HowtoScreen` is the part the game flow holds:
+the book open now (phase ``HOWTO``) and what the handheld keys do there
+(:data:`HOWTO_HINT`).
 
 The core knows no game: the words and the rule ids (``rules`` on each page, from
 ``rules/<game>.md``) are the plugin's.  :func:`pages` asks the plugin and checks what it

@@ -48,6 +48,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol, cast, runtime_checkable
 
 import luma.core.error  # type: ignore[import-untyped]
@@ -372,14 +373,12 @@ class HandDisplays(ClosesOnExit):
         check_retry("hand displays", retry_ns, max_retry_ns)
         check_refresh("hand displays", refresh_ns)
         self.clock: Clock = clock if clock is not None else MonotonicClock()
-        self._on_gone = on_gone
-        self._on_back = on_back
-        self._on_noisy = on_noisy
-        self._on_quiet = on_quiet
-        self._retry_ns = retry_ns
-        self._max_retry_ns = max_retry_ns
-        self._refresh_ns = refresh_ns
-        self._thread = thread
+        self._new_writer = partial(
+            BusWriter, clock=self.clock, on_gone=on_gone, on_back=on_back, on_noisy=on_noisy,
+            on_quiet=on_quiet, retry_ns=retry_ns, max_retry_ns=max_retry_ns,
+            refresh_ns=refresh_ns, thread=thread,
+        )
+        """A bus's writer (``self._new_writer(bus)``) with this object's callbacks and policy."""
         self._open_serial: OpenSerial = open_serial if open_serial is not None else _open_bus
         self._lock = threading.Lock()
         self._writers: dict[str, BusWriter] = {}
@@ -434,18 +433,7 @@ class HandDisplays(ClosesOnExit):
             else:
                 writer = self._writers.get(bus)
                 if writer is None:
-                    writer = BusWriter(
-                        bus,
-                        clock=self.clock,
-                        on_gone=self._on_gone,
-                        on_back=self._on_back,
-                        on_noisy=self._on_noisy,
-                        on_quiet=self._on_quiet,
-                        retry_ns=self._retry_ns,
-                        max_retry_ns=self._max_retry_ns,
-                        refresh_ns=self._refresh_ns,
-                        thread=self._thread,
-                    )
+                    writer = self._new_writer(bus)
                     self._writers[bus] = writer
                 link = _OledLink(seat, kind, p, where, self._open_serial)
                 device = writer.add(seat, where, link, _rotated_size(p))
@@ -836,44 +824,60 @@ def _open_bus(seat: int, where: str, p: Mapping[str, object]) -> Any:
 
     port = p["port"]
     if p["bus"] == "i2c":
-        node = f"/dev/i2c-{port}"
-        try:
-            return i2c(port=port, address=p["address"])
-        except luma.core.error.DeviceNotFoundError as exc:
-            raise DeviceUnavailableError(
-                where,
-                f"{node} not found; enable the bus (dtparam=i2c_arm=on, or the i2c-mux /"
-                " i2c-gpio overlay for more buses)",
-                seat=seat,
-            ) from exc
-        except luma.core.error.DevicePermissionError as exc:
-            raise DeviceUnavailableError(
-                where, f"permission denied on {node}; add the user to group i2c", seat=seat
-            ) from exc
-        except (luma.core.error.Error, OSError, ImportError) as exc:
-            raise DeviceUnavailableError(where, f"cannot open {node} ({exc})", seat=seat) from exc
-    node = f"/dev/spidev{port}.{p['device']}"
-    try:
-        return spi(
+        return _open_explained(
+            lambda: i2c(port=port, address=p["address"]),
+            where, seat, f"/dev/i2c-{port}",
+            (
+                (luma.core.error.DeviceNotFoundError,
+                 "{node} not found; enable the bus (dtparam=i2c_arm=on, or the i2c-mux /"
+                 " i2c-gpio overlay for more buses)"),
+                (luma.core.error.DevicePermissionError,
+                 "permission denied on {node}; add the user to group i2c"),
+                ((luma.core.error.Error, OSError, ImportError), "cannot open {node} ({exc})"),
+            ),
+        )
+    return _open_explained(
+        lambda: spi(
             port=port,
             device=p["device"],
             gpio_DC=p["dc_pin"],
             gpio_RST=p["reset_pin"],
             bus_speed_hz=p["speed_hz"],
-        )
-    except ImportError as exc:
-        raise DeviceUnavailableError(
-            where,
-            f"SPI needs the spidev and RPi.GPIO modules ({exc}); install spidev and"
-            " rpi-lgpio (Pi 5) or RPi.GPIO",
-            seat=seat,
-        ) from exc
-    except luma.core.error.DeviceNotFoundError as exc:
-        raise DeviceUnavailableError(
-            where, f"{node} not found; enable SPI (dtparam=spi=on)", seat=seat
-        ) from exc
-    except (luma.core.error.Error, OSError, RuntimeError) as exc:
-        raise DeviceUnavailableError(where, f"cannot open {node} ({exc})", seat=seat) from exc
+        ),
+        where, seat, f"/dev/spidev{port}.{p['device']}",
+        (
+            (ImportError,
+             "SPI needs the spidev and RPi.GPIO modules ({exc}); install spidev and"
+             " rpi-lgpio (Pi 5) or RPi.GPIO"),
+            (luma.core.error.DeviceNotFoundError, "{node} not found; enable SPI (dtparam=spi=on)"),
+            ((luma.core.error.Error, OSError, RuntimeError), "cannot open {node} ({exc})"),
+        ),
+    )
+
+
+_Advice = tuple[type[BaseException] | tuple[type[BaseException], ...], str]
+"""An error a bus's opener may raise, and what to say: ``"{node} not found; ..."``
+(``{node}``: the device node, ``{exc}``: the error)."""
+
+
+def _open_explained(
+    opener: Callable[[], Any], where: str, seat: int, node: str, advice: tuple[_Advice, ...]
+) -> Any:
+    """``opener()``; an error it raises that ``advice`` names (the first entry it matches,
+    as ``except`` clauses in order) becomes :class:`~drivers.errors.DeviceUnavailableError`
+    for ``where`` and ``seat`` with that entry's words; any other error propagates."""
+    caught = tuple(
+        kind for kinds, _ in advice for kind in (kinds if isinstance(kinds, tuple) else (kinds,))
+    )
+    try:
+        return opener()
+    except caught as exc:
+        for kinds, words in advice:
+            if isinstance(exc, kinds):
+                raise DeviceUnavailableError(
+                    where, words.format(node=node, exc=exc), seat=seat
+                ) from exc
+        raise
 
 
 def _quiet_cleanup(serial: Any) -> None:

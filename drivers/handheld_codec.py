@@ -46,7 +46,7 @@ import enum
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from cobs import cobs as _cobs  # type: ignore[import-untyped]
 from PIL import Image
@@ -431,21 +431,28 @@ class Welcome:
                    timeout_ms=int.from_bytes(payload[5:7], "big"))
 
 
-@dataclass(frozen=True, slots=True)
-class Ping:
-    """Pi -> handheld heartbeat every 250 ms (type 0x03; seq = the Pi's ping counter)."""
+class _Empty:
+    """A message without a payload (PING, FRAME_REQUEST): its ``type`` names it."""
 
-    type: ClassVar[MsgType] = MsgType.PING
+    __slots__ = ()
+    type: ClassVar[MsgType]
 
     def payload(self) -> bytes:
         """Empty."""
         return b""
 
     @classmethod
-    def parse(cls, payload: bytes) -> Ping:
-        """Read a PING payload (empty); raises :class:`_Bad` on a wrong length."""
-        _need(payload, 0, "PING")
+    def parse(cls, payload: bytes) -> Self:
+        """Read the message's payload (empty); raises :class:`_Bad` on a wrong length."""
+        _need(payload, 0, cls.type.name)
         return cls()
+
+
+@dataclass(frozen=True, slots=True)
+class Ping(_Empty):
+    """Pi -> handheld heartbeat every 250 ms (type 0x03; seq = the Pi's ping counter)."""
+
+    type: ClassVar[MsgType] = MsgType.PING
 
 
 @dataclass(frozen=True, slots=True)
@@ -580,23 +587,13 @@ class Frame:
 
 
 @dataclass(frozen=True, slots=True)
-class FrameRequest:
+class FrameRequest(_Empty):
     """Handheld -> Pi: "my picture is incomplete, send every page" (type 0x07).
 
     seq = the handheld's request counter.  The Pi answers with a FRAME of all 8 pages.
     """
 
     type: ClassVar[MsgType] = MsgType.FRAME_REQUEST
-
-    def payload(self) -> bytes:
-        """Empty."""
-        return b""
-
-    @classmethod
-    def parse(cls, payload: bytes) -> FrameRequest:
-        """Read a FRAME_REQUEST payload (empty); raises :class:`_Bad` on a wrong length."""
-        _need(payload, 0, "FRAME_REQUEST")
-        return cls()
 
 
 _ACKED: Final = (MsgType.KEY, MsgType.FRAME)

@@ -7,15 +7,18 @@
   canonical text.
 - Field checks that name the field: :func:`field_error`, :func:`is_int`, :func:`seat`,
   :func:`seat_or_none`, :func:`per_seat`, :func:`card_list` (``engine.core.short_repr``
-  keeps a bad value short in a one-line message).
+  keeps a bad value short in a one-line message); a whole position object's keys and game
+  (:func:`check_position_fields`) and its ``options`` object's JSON types
+  (:func:`check_options_json`).
 - Decks as data (RI-1.5, RT-1.1, RT-1.2): a deck option holds the name of a bundled deck
   (:data:`STANDARD_DECK`) or the cards themselves, never a file name
-  (:func:`deck_option`, :func:`deck_json`, :func:`inline_codes`); only the command line
-  reads a deck file, through :func:`read_text_file` (a regular file, at most
-  :data:`DECK_FILE_LIMIT` bytes, strict UTF-8).
+  (:func:`deck_option`, :func:`deck_json`, :func:`inline_codes`, :func:`deck_cards`); a
+  deck file's text is read line by line (:func:`deck_text_cards`); only the command line
+  reads a deck file, through :func:`deck_file_cards` and :func:`read_text_file` (a regular
+  file, at most :data:`DECK_FILE_LIMIT` bytes, strict UTF-8).
 
 Every function raises :class:`engine.core.NotationError` with one line naming what is
-wrong; none does I/O except :func:`read_text_file`.
+wrong; none does I/O except :func:`read_text_file` (and :func:`deck_file_cards` through it).
 
 >>> loads_object('{"seats": 3}', "stdin")
 {'seats': 3}
@@ -34,10 +37,10 @@ import math
 import os
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Self, TypeGuard, TypeVar
 
-from engine.core import MAX_NUMBER_DIGITS, NotationError, Seat, short_repr
+from engine.core import MAX_NUMBER_DIGITS, NotationError, OptionSpec, Seat, short_repr
 
 T = TypeVar("T")
 
@@ -220,6 +223,56 @@ def card_list(
     return tuple(out)
 
 
+def check_position_fields(
+    obj: object, game: str, fields: Sequence[str], optional: Collection[str], rule: str
+) -> Mapping[str, Any]:
+    """``obj`` as a position object of ``game`` (RI-9, RT-10.2): a mapping whose keys are
+    among ``fields`` (notation order), holding every field not in ``optional``, with
+    ``"game": game``.  Raises NotationError (``rule``): ``position: expected a JSON
+    object``, else naming the first unknown field, the first missing field (in ``fields``
+    order) or the wrong game."""
+    if not isinstance(obj, Mapping):
+        raise NotationError(f"position: expected a JSON object, got {short_repr(obj)}", rule)
+    for name in obj:
+        if name not in fields:
+            raise field_error(str(name)[:40], f"unknown field (known: {', '.join(fields)})", rule)
+    for name in fields:
+        if name not in obj and name not in optional:
+            raise field_error(name, "missing", rule)
+    if obj["game"] != game:
+        raise field_error("game", f"expected {game!r}, got {short_repr(obj['game'])}", rule)
+    return obj
+
+
+def check_options_json(
+    raw: Mapping[Any, object], specs: Sequence[OptionSpec], rule: str, type_rule: str | None
+) -> None:
+    """Check the JSON types of a position's ``options`` object against ``specs``: every key
+    an option's name, ``deck`` a bundled deck's name or a list (:func:`check_deck_json`),
+    every other value of its default's JSON type (``true``/``false`` is no number).
+
+    Raises NotationError: ``position field 'options': unknown option ...`` (``rule``), or
+    ``position field 'options.<name>': expected true/false|a string|a whole number, got
+    ...`` citing ``type_rule`` (``None``: the option's own rule)."""
+    by_name = {spec.name: spec for spec in specs}
+    for key, value in raw.items():
+        spec = by_name.get(key)
+        if spec is None:
+            known = ", ".join(sorted(by_name))
+            raise field_error("options", f"unknown option {short_repr(key)} (known: {known})", rule)
+        if key == "deck":
+            check_deck_json(value, spec.rule)
+        elif type(value) is not type(spec.default):
+            kind = _OPTION_KIND.get(type(spec.default), "a whole number")
+            raise field_error(
+                f"options.{key}", f"expected {kind}, got {short_repr(value)}",
+                spec.rule if type_rule is None else type_rule,
+            )
+
+
+_OPTION_KIND: dict[type, str] = {bool: "true/false", str: "a string"}
+
+
 # ------------------------------------------------------------------ decks
 
 
@@ -350,6 +403,54 @@ def read_text_file(path: str, limit: int, what: str, rule: str | None = None) ->
         raise NotationError(
             f"{where}: not UTF-8 text (byte {err.start}: {err.reason})", rule
         ) from None
+
+
+def deck_text_cards(
+    text: str, source: str, read_entry: Callable[[str], Sequence[T]], rule: str
+) -> tuple[T, ...]:
+    """The cards of a deck file's ``text``, in file order (``source`` names the file in
+    messages): each line's entry (``#`` starts a comment; white space around an entry and
+    blank lines are dropped) read by the game's ``read_entry`` into its cards.  An empty
+    tuple for a file without entries (each game words that error itself).
+
+    Raises NotationError (``rule``): ``deck <source> line <n>: <what read_entry says>``,
+    or ``deck <source>: more than <MAX_CARDS> cards``.
+
+    >>> deck_text_cards("7C/>  # a comment\\n\\nP/E\\n", "example", lambda e: [e], "RI-1.5")
+    ('7C/>', 'P/E')
+    """
+    cards: list[T] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        entry = line.split("#", 1)[0].strip()
+        if not entry:
+            continue
+        try:
+            cards.extend(read_entry(entry))
+        except NotationError as err:
+            raise NotationError(f"deck {source} line {number}: {err.message}", rule) from None
+        if len(cards) > MAX_CARDS:
+            raise NotationError(f"deck {source}: more than {MAX_CARDS} cards", rule)
+    return tuple(cards)
+
+
+def deck_cards(
+    deck: str, read: Callable[[str], T], bundled: Callable[[], tuple[T, ...]], rule: str
+) -> tuple[T, ...]:
+    """The cards of option ``deck`` (:func:`deck_option`'s form), in order: ``bundled()``
+    for the bundled deck's name, else the inline codes, each read by ``read``.  Reads no
+    file.  Raises NotationError ``option deck: ...`` (``rule``) for any other value."""
+    codes = inline_codes(deck_option(deck, read, rule))
+    return bundled() if codes is None else tuple(read(code) for code in codes)
+
+
+def deck_file_cards(path: str, parse: Callable[[str, str], T], rule: str) -> T:
+    """The cards of the deck file ``path`` (the command line's ``--deck-file``): its text
+    (:func:`read_text_file`, at most :data:`DECK_FILE_LIMIT` bytes) read by the game's
+    ``parse(text, source)``, the source named by the path.  Raises NotationError
+    (``rule``) naming the file: missing, a FIFO or device, too large, not UTF-8; ``parse``
+    names a bad line."""
+    text = read_text_file(path, DECK_FILE_LIMIT, "--deck-file", rule)
+    return parse(text, short_repr(path, 80))
 
 
 class JsonForms(ABC):

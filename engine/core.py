@@ -23,6 +23,9 @@ The protocol (all methods pure, no I/O, no clock, no module-level randomness):
   without checks, for the computer players' searches), as the checked API's notation sees
   it, so one random-play test keeps every game's fast path in lockstep with ``apply``
 
+A game class builds its ``bots`` table with :func:`bots_by_kind`, and its ``autoplay``
+tells the bots that learn from the table what happened through :class:`Observers`.
+
 Errors are ``ValueError`` subclasses split by kind: :class:`NotationError` for text or
 JSON that cannot be read (a malformed position included), :class:`IllegalActionError` for
 a well-formed action the rules do not allow here.  Both carry the rule id where one
@@ -324,6 +327,34 @@ def observes(bot: object) -> bool:
     worth the time); ``False`` for an object without ``observe`` (a duck-typed bot)."""
     method = getattr(type(bot), "observe", None)
     return method is not None and method is not Bot.observe
+
+
+class Observers:
+    """The bots of an ``autoplay`` (one per seat, seat 0 first) that :func:`observes`, and
+    :meth:`tell` to send each of them one applied action (:func:`tell_observers`).
+
+    Raises :class:`NotationError` ``autoplay: <n> bots for <seats> seats`` when ``bots``
+    has not one bot per seat."""
+
+    __slots__ = ("watchers",)
+
+    def __init__(self, bots: Sequence[Any], seats: int) -> None:
+        if len(bots) != seats:
+            raise NotationError(f"autoplay: {len(bots)} bots for {seats} seats")
+        self.watchers = [bot for bot in bots if observes(bot)]
+
+    def tell(
+        self, view: Callable[[Any, Seat | None], Any], before: Any, action: Any, after: Any
+    ) -> None:
+        """Send ``action`` with the table's views of ``before`` and ``after`` (``view(pos,
+        None)``, built only when a bot observes)."""
+        tell_observers(self.watchers, view, before, action, after)
+
+
+def bots_by_kind(*classes: type[Bot[Any, Any]]) -> dict[str, type[Bot[Any, Any]]]:
+    """A game's ``bots`` table: each class by its :attr:`Bot.kind` (``"random"``,
+    ``"heuristic"``, ``"hard"``), in the order given."""
+    return {cls.kind: cls for cls in classes}
 
 
 def tell_observers(

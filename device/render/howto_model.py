@@ -59,6 +59,18 @@ class HowtoPage:
         return tuple(p.card for p in self.pictures if p.card)
 
 
+def card_pictures(*pictures: tuple[str, str]) -> tuple[Picture, ...]:
+    """Card pictures from ``(card code, caption)`` pairs, in order:
+    ``card_pictures(("4", "top card"))`` is ``(Picture(card="4", caption="top card"),)``."""
+    return tuple(Picture(card=code, caption=caption) for code, caption in pictures)
+
+
+def sign_pictures(*pictures: tuple[str, str]) -> tuple[Picture, ...]:
+    """Sign pictures (:class:`Picture` ``sign``) from ``(sign, caption)`` pairs, in order:
+    ``sign_pictures(("up", "HIGHER"))`` is ``(Picture(sign="up", caption="HIGHER"),)``."""
+    return tuple(Picture(sign=sign, caption=caption) for sign, caption in pictures)
+
+
 def page_problem(page: object) -> str | None:
     """What is wrong with ``page`` in one line (``"line 2 has 61 characters (at most
     52)"``), or ``None`` when it can be drawn as the page limits above say."""

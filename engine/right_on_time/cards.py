@@ -27,12 +27,11 @@ from functools import cache, lru_cache
 from importlib import resources
 
 from engine._common import (
-    DECK_FILE_LIMIT,
-    MAX_CARDS,
     STANDARD_DECK,
+    deck_cards,
+    deck_file_cards,
     deck_option,
-    inline_codes,
-    read_text_file,
+    deck_text_cards,
 )
 from engine.core import Card, NotationError, short_repr
 
@@ -168,27 +167,18 @@ def parse_deck(text: str, source: str) -> tuple[Card, ...]:
     ...
     engine.core.NotationError: deck mine.txt line 1: expected 'CODE COUNT', got '7 ²' (RT-1.2)
     """
-    cards: list[Card] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        parts = line.split()
-        if len(parts) != 2 or not _COUNT_RE.fullmatch(parts[1]) or int(parts[1]) < 1:
-            raise NotationError(
-                f"deck {source} line {number}: expected 'CODE COUNT', got {short_repr(line)}",
-                "RT-1.2",
-            )
-        try:
-            code = read_hand_code(parts[0])
-        except NotationError as err:
-            raise NotationError(f"deck {source} line {number}: {err.message}", "RT-1.2") from None
-        cards.extend([code] * int(parts[1]))
-        if len(cards) > MAX_CARDS:
-            raise NotationError(f"deck {source}: more than {MAX_CARDS} cards", "RT-1.2")
+    cards = deck_text_cards(text, source, _deck_entry, "RT-1.2")
     if not cards:
         raise NotationError(f"deck {source}: holds no cards", "RT-1.1")
-    return tuple(cards)
+    return cards
+
+
+def _deck_entry(line: str) -> list[Card]:
+    """The cards of one ``CODE COUNT`` entry; raises NotationError (RT-1.1, RT-1.2)."""
+    parts = line.split()
+    if len(parts) != 2 or not _COUNT_RE.fullmatch(parts[1]) or int(parts[1]) < 1:
+        raise NotationError(f"expected 'CODE COUNT', got {short_repr(line)}", "RT-1.2")
+    return [read_hand_code(parts[0])] * int(parts[1])
 
 
 @cache
@@ -224,8 +214,7 @@ def load_deck(deck: str = STANDARD_DECK) -> tuple[Card, ...]:
     >>> len(load_deck()), load_deck("7 7 N")
     (50, ('7', '7', 'N'))
     """
-    codes = inline_codes(deck_value(deck))
-    return default_deck() if codes is None else tuple(codes)
+    return deck_cards(deck, read_hand_code, default_deck, "RT-1.2")
 
 
 def read_deck_file(path: str) -> tuple[Card, ...]:
@@ -233,8 +222,7 @@ def read_deck_file(path: str) -> tuple[Card, ...]:
     file of at most 64 KiB of UTF-8 text in :func:`parse_deck`'s format.  Raises
     NotationError naming the file: missing, a FIFO or device, too large, not UTF-8, a bad
     line."""
-    text = read_text_file(path, DECK_FILE_LIMIT, "--deck-file", "RT-1.2")
-    return parse_deck(text, short_repr(path, 80))
+    return deck_file_cards(path, parse_deck, "RT-1.2")
 
 
 def _check_default(cards: Sequence[Card], where: str) -> None:

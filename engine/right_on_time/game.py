@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any
 
 from engine.core import (
     Bot,
@@ -39,11 +39,10 @@ from engine.core import (
     IllegalActionError,
     LogLine,
     NotationError,
-    OptionSpec,
+    Observers,
     Outcome,
     Seat,
-    observes,
-    tell_observers,
+    bots_by_kind,
 )
 from engine.right_on_time import actions as _actions
 from engine.right_on_time.actions import Draw, RotAction, to_action, to_move_tuple
@@ -85,15 +84,11 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
     :class:`~engine.right_on_time.view.RightOnTimeView`.  Options: see
     :mod:`engine.right_on_time.options`.  Every method is pure."""
 
-    name: ClassVar[str] = GAME_NAME
-    min_seats: ClassVar[int] = 2
-    max_seats: ClassVar[int] = 6
-    options: ClassVar[tuple[OptionSpec, ...]] = OPTION_SPECS
-    bots: ClassVar[Mapping[str, type[Bot[Any, Any]]]] = {
-        "random": RandomBot,
-        "heuristic": HeuristicBot,
-        "hard": HardBot,
-    }
+    name = GAME_NAME
+    min_seats = 2
+    max_seats = 6
+    options = OPTION_SPECS
+    bots = bots_by_kind(RandomBot, HeuristicBot, HardBot)
 
     # ------------------------------------------------------------------ positions
 
@@ -228,10 +223,8 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
         (:func:`engine.core.observes`) is sent every action with the table's views before
         and after it.  Raises NotationError when ``bots`` has not one bot per seat."""
         del rng
-        if len(bots) != pos.seats:
-            raise NotationError(f"autoplay: {len(bots)} bots for {pos.seats} seats")
+        observers = Observers(bots, pos.seats)
         stuck = 0
-        watchers = [bot for bot in bots if observes(bot)]
         while pos.winner is None:
             seat = pos.to_move
             assert seat is not None  # parse_position: to_move is null only with a winner
@@ -240,7 +233,7 @@ class RightOnTimeGame(Game[RotPosition, RotAction, RightOnTimeView]):
             forced = isinstance(action, Draw) and forced_draw(pos, seat)
             before = pos
             pos, events = self.apply(pos, action)
-            tell_observers(watchers, self.view, before, action, pos)
+            observers.tell(self.view, before, action, pos)
             note = ""
             for event in events:
                 if event.kind == "round":

@@ -45,7 +45,8 @@ from typing import Any
 from engine._common import (
     JsonForms,
     card_list,
-    check_deck_json,
+    check_options_json,
+    check_position_fields,
     deck_json,
     field_error,
     is_int,
@@ -170,17 +171,7 @@ def _options(raw: object) -> RotOptions:
         return resolve_options(None)
     if not isinstance(raw, Mapping):
         raise _bad("options", f"expected an object, got {short_repr(raw)}")
-    specs = {spec.name: spec for spec in OPTION_SPECS}
-    for key, value in raw.items():
-        spec = specs.get(key)
-        if spec is None:
-            known = ", ".join(sorted(specs))
-            raise _bad("options", f"unknown option {short_repr(key)} (known: {known})")
-        if key == "deck":
-            check_deck_json(value, spec.rule)
-        elif type(value) is not type(spec.default):
-            kind = "true/false" if isinstance(spec.default, bool) else "a whole number"
-            raise _bad(f"options.{key}", f"expected {kind}, got {short_repr(value)}", spec.rule)
+    check_options_json(raw, OPTION_SPECS, RULE, None)
     try:
         return resolve_options(raw, text_codes=False)
     except NotationError as err:
@@ -194,16 +185,7 @@ def parse_position(obj: Mapping[str, Any]) -> RotPosition:
     once the match is won), ``to_move`` out of the round, more than one seat ``out`` while
     the round goes on, ``shown`` cards not in the hand, an unknown or bad option (a JSON
     type other than the option's own included)."""
-    if not isinstance(obj, Mapping):
-        raise NotationError(f"position: expected a JSON object, got {short_repr(obj)}", RULE)
-    for name in obj:
-        if name not in FIELDS:
-            raise _bad(str(name)[:40], f"unknown field (known: {', '.join(FIELDS)})")
-    for name in FIELDS:
-        if name not in obj and name not in _OPTIONAL:
-            raise _bad(name, "missing")
-    if obj["game"] != GAME_NAME:
-        raise _bad("game", f"expected {GAME_NAME!r}, got {short_repr(obj['game'])}")
+    obj = check_position_fields(obj, GAME_NAME, FIELDS, _OPTIONAL, RULE)
     seats = _int(obj, "seats")
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise _bad("seats", f"{MIN_SEATS} to {MAX_SEATS} seats, got {seats}", "RT-2.5")

@@ -35,14 +35,13 @@ from functools import cache, lru_cache
 from importlib import resources
 
 from engine._common import (
-    DECK_FILE_LIMIT,
-    MAX_CARDS,
     STANDARD_DECK,
+    deck_cards,
+    deck_file_cards,
     deck_option,
-    inline_codes,
-    read_text_file,
+    deck_text_cards,
 )
-from engine.core import NotationError, short_repr
+from engine.core import NotationError
 from engine.riiing.cards import RiiingCard
 
 DECK_SIZE = 96
@@ -59,20 +58,10 @@ def parse_deck(text: str, source: str) -> tuple[RiiingCard, ...]:
     the line of an invalid code, or when the file holds no card or more than
     ``engine._common.MAX_CARDS``.
     """
-    cards: list[RiiingCard] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        code = line.split("#", 1)[0].strip()
-        if not code:
-            continue
-        try:
-            cards.append(RiiingCard.parse(code))
-        except NotationError as err:
-            raise NotationError(f"deck {source} line {number}: {err.message}", RULE) from None
-        if len(cards) > MAX_CARDS:
-            raise NotationError(f"deck {source}: more than {MAX_CARDS} cards", RULE)
+    cards = deck_text_cards(text, source, lambda code: (RiiingCard.parse(code),), RULE)
     if not cards:
         raise NotationError(f"deck {source}: holds no card", RULE)
-    return tuple(cards)
+    return cards
 
 
 @cache
@@ -103,10 +92,7 @@ def load_deck(deck: str) -> tuple[RiiingCard, ...]:
     """The cards of option ``deck`` (:func:`deck_value`'s form): the bundled deck for
     ``"standard"``, else the inline codes in order.  Reads no file.  Raises
     :class:`NotationError` naming the option for any other value (RI-1.5)."""
-    codes = inline_codes(deck_value(deck))
-    if codes is None:
-        return default_deck()
-    return tuple(RiiingCard.parse(code) for code in codes)
+    return deck_cards(deck, RiiingCard.parse, default_deck, RULE)
 
 
 def read_deck_file(path: str) -> tuple[RiiingCard, ...]:
@@ -114,8 +100,7 @@ def read_deck_file(path: str) -> tuple[RiiingCard, ...]:
     regular file of at most 64 KiB of UTF-8 text in :func:`parse_deck`'s format.  Raises
     NotationError naming the file (RI-1.5): missing, a FIFO or device, too large, not UTF-8,
     a bad line."""
-    text = read_text_file(path, DECK_FILE_LIMIT, "--deck-file", RULE)
-    return parse_deck(text, short_repr(path, 80))
+    return deck_file_cards(path, parse_deck, RULE)
 
 
 __all__ = [

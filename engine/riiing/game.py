@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from engine.core import (
     Bot,
     Event,
     Game,
     LogLine,
-    NotationError,
-    OptionSpec,
+    Observers,
     Outcome,
     Seat,
-    observes,
-    tell_observers,
+    bots_by_kind,
 )
 from engine.riiing import rules
 from engine.riiing._fast import RiiingFastPath
@@ -54,15 +52,11 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
     ``"heuristic"`` and ``"hard"`` (SO-ISMCTS, ``engine.riiing.hard``).  Stateless: every
     method is pure, none reads a file."""
 
-    name: ClassVar[str] = GAME_NAME
-    min_seats: ClassVar[int] = MIN_SEATS
-    max_seats: ClassVar[int] = MAX_SEATS
-    options: ClassVar[tuple[OptionSpec, ...]] = OPTION_SPECS
-    bots: ClassVar[Mapping[str, type[Bot[Any, Any]]]] = {
-        "random": RandomBot,
-        "heuristic": HeuristicBot,
-        "hard": HardBot,
-    }
+    name = GAME_NAME
+    min_seats = MIN_SEATS
+    max_seats = MAX_SEATS
+    options = OPTION_SPECS
+    bots = bots_by_kind(RandomBot, HeuristicBot, HardBot)
 
     def new(
         self, seats: int, seed: int, options: Mapping[str, object] | None = None, first: Seat = 0
@@ -125,10 +119,8 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
         action with the table's views before and after it.  Raises
         :class:`NotationError` if ``len(bots) != pos.seats``.
         """
-        if len(bots) != pos.seats:
-            raise NotationError(f"autoplay: {len(bots)} bots for {pos.seats} seats")
+        observers = Observers(bots, pos.seats)
         limit_ns = pos.options.slap_timeout_s * 1_000_000_000
-        watchers = [bot for bot in bots if observes(bot)]
         while pos.winner is None and pos.to_move is not None:  # RI-9: both or neither
             action: RiiingAction
             if pos.window is not None:
@@ -147,5 +139,5 @@ class RiiingGame(Game[RiiingPosition, RiiingAction, RiiingView]):
                 line = LogLine(mover, str(action))
             before = pos
             pos, events = rules.apply(pos, action)
-            tell_observers(watchers, rules.view, before, action, pos)
+            observers.tell(rules.view, before, action, pos)
             yield line, pos, events

@@ -33,7 +33,8 @@ from engine._common import (
     STANDARD_DECK,
     JsonForms,
     card_list,
-    check_deck_json,
+    check_options_json,
+    check_position_fields,
     deck_json,
     field_error,
     is_int,
@@ -69,6 +70,9 @@ FIELDS = (
     "demand", "window", "winner", "opening",
 )  # fmt: skip
 """The JSON fields in notation order."""
+
+_OPTIONAL = frozenset({"options", "demand", "window", "winner", "opening"})
+"""The fields a position may omit (every other one is required)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,18 +245,7 @@ def _options(value: object) -> RiiingOptions:
         return RiiingOptions()
     if not isinstance(value, dict):
         raise _bad("options", f"expected an object, got {short_repr(value)}")
-    specs = {spec.name: spec for spec in OPTION_SPECS}
-    for key, raw in value.items():
-        spec = specs.get(key)
-        if spec is None:
-            known = ", ".join(sorted(specs))
-            raise _bad("options", f"unknown option {short_repr(key)} (known: {known})")
-        if key == "deck":
-            check_deck_json(raw, spec.rule)
-            continue
-        if type(raw) is not type(spec.default):
-            kind = "a string" if isinstance(spec.default, str) else "a whole number"
-            raise _bad(f"options.{key}", f"expected {kind}, got {short_repr(raw)}")
+    check_options_json(value, OPTION_SPECS, "RI-9", "RI-9")
     try:
         return RiiingOptions.from_mapping(value)
     except NotationError as err:
@@ -285,16 +278,7 @@ def position_from_json(obj: Mapping[str, Any]) -> RiiingPosition:
     empty hand with no winner), and an ``opening`` that is not ``true`` or comes with a
     winner (RI-6.3).
     """
-    if not isinstance(obj, Mapping):
-        raise NotationError(f"position: expected a JSON object, got {short_repr(obj)}", "RI-9")
-    unknown = [key for key in obj if key not in FIELDS]
-    if unknown:
-        raise _bad(str(unknown[0])[:40], f"unknown field (known: {', '.join(FIELDS)})")
-    for key in ("game", "seats", "hands", "draw", "discard", "to_move", "seed"):
-        if key not in obj:
-            raise _bad(key, "missing")
-    if obj["game"] != GAME_NAME:
-        raise _bad("game", f"expected {GAME_NAME!r}, got {short_repr(obj['game'])}")
+    obj = check_position_fields(obj, GAME_NAME, FIELDS, _OPTIONAL, "RI-9")
     seats = obj["seats"]
     if not is_int(seats) or not MIN_SEATS <= seats <= MAX_SEATS:
         raise _bad("seats", f"expected {MIN_SEATS}..{MAX_SEATS}, got {short_repr(seats)}", "RI-2.4")

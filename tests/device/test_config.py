@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,27 +84,26 @@ LAG_LINE = next(i for i, x in enumerate(BUNDLED.splitlines(), 1) if x.startswith
 
 NONE_SEAT = '\n[[seat]]\n[seat.handheld]\nkind = "none"\n'
 
-MALFORMED = [
-    pytest.param(edit("lag_ms = 0.0", "lag_ms = = 0.0"), "toml",
-                 f"line {LAG_LINE}, column 10: invalid value", id="toml-syntax"),
+CASES: list[Any] = [
+    ("lag_ms = 0.0", "lag_ms = = 0.0", "toml", f"line {LAG_LINE}, column 10: invalid value",
+     "toml-syntax"),
     pytest.param(BUNDLED + "\n[speaker]\nvolume = 3\n", "speaker", "unknown key", id="unknown-top"),
-    pytest.param(edit("rotation = 0\n", "rotation = 0\ncolour = 1\n"),
-                 "seat[0].handheld.colour", "unknown key (known:", id="unknown-handheld-key"),
+    ("rotation = 0\n", "rotation = 0\ncolour = 1\n", "seat[0].handheld.colour",
+     "unknown key (known:", "unknown-handheld-key"),
     pytest.param(edit("back = 24 ", "").replace("select = 23, }", "select = 23 }"),
                  "seat[0].handheld.keys.back", "missing", id="missing-key"),
-    pytest.param(edit("lag_ms = 0.0", "lag_ms = true"), "display.lag_ms",
-                 "true (a bool)", id="bool-is-no-number"),
-    pytest.param(edit("slap_pin = 17", 'slap_pin = "17"'), "seat[0].slap_pin",
-                 "expected a BCM GPIO number, got the text '17'", id="pin-as-text"),
-    pytest.param(edit("slap_pin = 17", "slap_pin = 17.0"), "seat[0].slap_pin",
-                 "expected a BCM GPIO number, got the number 17.0", id="pin-as-float"),
-    pytest.param(edit("slap_pin = 25", "slap_pin = 17"), "seat[1].slap_pin",
-                 "GPIO 17 is already seat[0].slap_pin", id="duplicate-slap"),
-    pytest.param(edit("back = 21", "back = 24"), "seat[3].handheld.keys.back",
-                 "GPIO 24 is already seat[0].handheld.keys.back", id="duplicate-key"),
-    pytest.param(edit("slap_pin = 17", "slap_pin = 2"), "seat[0].slap_pin",
-                 "GPIO 2 is I2C1 SDA (enabled by gpio.i2c); pick a free pin (free: 4, 14, "
-                 "15, 17, 18)", id="pin-taken-by-i2c"),
+    ("lag_ms = 0.0", "lag_ms = true", "display.lag_ms", "true (a bool)", "bool-is-no-number"),
+    ("slap_pin = 17", 'slap_pin = "17"', "seat[0].slap_pin",
+     "expected a BCM GPIO number, got the text '17'", "pin-as-text"),
+    ("slap_pin = 17", "slap_pin = 17.0", "seat[0].slap_pin",
+     "expected a BCM GPIO number, got the number 17.0", "pin-as-float"),
+    ("slap_pin = 25", "slap_pin = 17", "seat[1].slap_pin", "GPIO 17 is already seat[0].slap_pin",
+     "duplicate-slap"),
+    ("back = 21", "back = 24", "seat[3].handheld.keys.back",
+     "GPIO 24 is already seat[0].handheld.keys.back", "duplicate-key"),
+    ("slap_pin = 17", "slap_pin = 2", "seat[0].slap_pin",
+     "GPIO 2 is I2C1 SDA (enabled by gpio.i2c); pick a free pin (free: 4, 14, "
+     "15, 17, 18)", "pin-taken-by-i2c"),
     pytest.param(two_seats(gpio="spi = true",
                            seat0='kind = "wired"\n'
                                  "keys = { left = 16, right = 20, select = 21, back = 10 }"),
@@ -113,25 +113,23 @@ MALFORMED = [
                            ).replace("slap_pin = 6", "slap_pin = 14"),
                  "seat[1].slap_pin", "GPIO 14 is UART TXD (enabled by gpio.uart)",
                  id="pin-taken-by-uart"),
-    pytest.param(edit("slap_pin = 17", "slap_pin = 0"), "seat[0].slap_pin",
-                 "reserved for the HAT ID EEPROM", id="id-eeprom-pin"),
-    pytest.param(edit("slap_pin = 17", "slap_pin = 28"), "seat[0].slap_pin",
-                 "GPIO 28 is outside the 40-pin header's BCM 2-27", id="pin-off-header"),
-    pytest.param(edit('controller = "ssd1306"', 'controller = "ssd1309"'),
-                 "seat[0].handheld.controller",
-                 "unknown OLED controller 'ssd1309' (known: \"ssd1306\" | \"sh1106\")",
-                 id="unknown-controller"),
-    pytest.param(edit('bus = "i2c"', 'bus = "usb"'), "seat[0].handheld.bus",
-                 "unknown display bus 'usb'", id="unknown-bus"),
-    pytest.param(edit('kind = "wired"', 'kind = "bluetooth"'), "seat[0].handheld.kind",
-                 "unknown handheld kind 'bluetooth' (known: \"wired\" | \"serial\" | \"none\")",
-                 id="unknown-kind"),
-    pytest.param(edit("mux_channel = 1", "mux_channel = 0"), "seat[1].handheld.address",
-                 "i2c-1 mux channel 0 0x3C is already seat[0]'s display", id="same-bus-address"),
-    pytest.param(edit("port = 1\nmux_channel = 0", "port = 3"), "seat[0].handheld.port",
-                 "i2c-3 is not enabled in [gpio] (enabled: i2c-1)", id="i2c-port-not-enabled"),
-    pytest.param(edit("address = 0x3C", "address = 0x3E"), "seat[0].handheld.address",
-                 "0x3E is not an SSD1306/SH1106 address (0x3C or 0x3D", id="bad-address"),
+    ("slap_pin = 17", "slap_pin = 0", "seat[0].slap_pin", "reserved for the HAT ID EEPROM",
+     "id-eeprom-pin"),
+    ("slap_pin = 17", "slap_pin = 28", "seat[0].slap_pin",
+     "GPIO 28 is outside the 40-pin header's BCM 2-27", "pin-off-header"),
+    ('controller = "ssd1306"', 'controller = "ssd1309"', "seat[0].handheld.controller",
+     "unknown OLED controller 'ssd1309' (known: \"ssd1306\" | \"sh1106\")", "unknown-controller"),
+    ('bus = "i2c"', 'bus = "usb"', "seat[0].handheld.bus", "unknown display bus 'usb'",
+     "unknown-bus"),
+    ('kind = "wired"', 'kind = "bluetooth"', "seat[0].handheld.kind",
+     "unknown handheld kind 'bluetooth' (known: \"wired\" | \"serial\" | \"none\")",
+     "unknown-kind"),
+    ("mux_channel = 1", "mux_channel = 0", "seat[1].handheld.address",
+     "i2c-1 mux channel 0 0x3C is already seat[0]'s display", "same-bus-address"),
+    ("port = 1\nmux_channel = 0", "port = 3", "seat[0].handheld.port",
+     "i2c-3 is not enabled in [gpio] (enabled: i2c-1)", "i2c-port-not-enabled"),
+    ("address = 0x3C", "address = 0x3E", "seat[0].handheld.address",
+     "0x3E is not an SSD1306/SH1106 address (0x3C or 0x3D", "bad-address"),
     pytest.param(BUNDLED + extra_seat(4, (14, 15, 18, 17), 4), "seat",
                  "5 seats (5 wired) need 25 GPIO lines but the header has 24 free (BCM 2-27 "
                  "minus I2C1 SDA, I2C1 SCL); a wired seat takes 5 (slap + 4 keys), a serial "
@@ -144,50 +142,43 @@ MALFORMED = [
     pytest.param(two_seats().split("[[seat]]\nslap_pin = 6")[0], "seat",
                  "1 [[seat]] table; a table seats 2 to 6", id="one-seat"),
     pytest.param("[display]\n", "seat", "missing: give 2 to 6 [[seat]] tables", id="no-seats"),
-    pytest.param(edit('state_dir = "/var/lib/partytable"', 'state_dir = "state"'),
-                 "paths.state_dir", "'state' is relative: give an absolute path",
-                 id="relative-path"),
-    pytest.param(edit("slap_timeout_s = 8", "slap_timeout_s = 8\ncolour = 2"),
-                 "rules.riiing.colour", "unknown option (known: hand_size, slap_timeout_s, "
-                 "false_slap_penalty, deck)", id="unknown-rule-option"),
-    pytest.param(edit("slap_timeout_s = 8", "slap_timeout_s = 0"),
-                 "rules.riiing.slap_timeout_s", "expected a whole number >= 1, got 0 (RI-6.4)",
-                 id="bad-rule-value"),
-    pytest.param(edit("target_points = 3", "target_points = true"),
-                 "rules.right-on-time.target_points", "expected a number, got True",
-                 id="rule-bool-is-no-number"),
-    pytest.param(edit("slap_timeout_s = 8", "hand_size = 30"), "rules.riiing.hand_size",
-                 "4 seats x 30 cards + 2 needs 122 cards, the deck holds 96 (RI-2.1)",
-                 id="rule-value-too-big-for-the-table"),
-    pytest.param(edit("[rules.riiing]", "[rules.uno]"), "rules.uno",
-                 "unknown game (known: riiing, right-on-time)", id="unknown-game"),
-    pytest.param(edit("lag_ms = 0.0", "lag_ms = -5"), "display.lag_ms", "-5 ms is negative",
-                 id="negative-lag"),
-    pytest.param(edit("lag_ms = 0.0", "lag_ms = 5000.0"), "display.lag_ms",
-                 "5000.0 ms is absurd", id="absurd-lag"),
-    pytest.param(edit("lag_ms = 0.0", "lag_ms = nan"), "display.lag_ms",
-                 "nan is not a finite number", id="nan-lag"),
-    pytest.param(edit("rotation = 0", "rotation = 4"), "seat[0].handheld.rotation",
-                 "4 is not a rotation (0-3 quarter turns)", id="bad-rotation"),
-    pytest.param(edit("mux_channel = 3", "mux_channel = 8"), "seat[3].handheld.mux_channel",
-                 "8 is not a mux channel (0-7)", id="bad-mux-channel"),
+    ('state_dir = "/var/lib/partytable"', 'state_dir = "state"', "paths.state_dir",
+     "'state' is relative: give an absolute path", "relative-path"),
+    ("slap_timeout_s = 8", "slap_timeout_s = 8\ncolour = 2", "rules.riiing.colour",
+     "unknown option (known: hand_size, slap_timeout_s, "
+     "false_slap_penalty, deck)", "unknown-rule-option"),
+    ("slap_timeout_s = 8", "slap_timeout_s = 0", "rules.riiing.slap_timeout_s",
+     "expected a whole number >= 1, got 0 (RI-6.4)", "bad-rule-value"),
+    ("target_points = 3", "target_points = true", "rules.right-on-time.target_points",
+     "expected a number, got True", "rule-bool-is-no-number"),
+    ("slap_timeout_s = 8", "hand_size = 30", "rules.riiing.hand_size",
+     "4 seats x 30 cards + 2 needs 122 cards, the deck holds 96 (RI-2.1)",
+     "rule-value-too-big-for-the-table"),
+    ("[rules.riiing]", "[rules.uno]", "rules.uno", "unknown game (known: riiing, right-on-time)",
+     "unknown-game"),
+    ("lag_ms = 0.0", "lag_ms = -5", "display.lag_ms", "-5 ms is negative", "negative-lag"),
+    ("lag_ms = 0.0", "lag_ms = 5000.0", "display.lag_ms", "5000.0 ms is absurd", "absurd-lag"),
+    ("lag_ms = 0.0", "lag_ms = nan", "display.lag_ms", "nan is not a finite number", "nan-lag"),
+    ("rotation = 0", "rotation = 4", "seat[0].handheld.rotation",
+     "4 is not a rotation (0-3 quarter turns)", "bad-rotation"),
+    ("mux_channel = 3", "mux_channel = 8", "seat[3].handheld.mux_channel",
+     "8 is not a mux channel (0-7)", "bad-mux-channel"),
     pytest.param(two_seats(seat1='kind = "serial"'), "seat[1].handheld.id", "missing",
                  id="serial-without-id"),
     pytest.param(two_seats(seat1='kind = "serial"\nid = "a"\nkeys = { left = 4 }'),
                  "seat[1].handheld.keys", 'only for kind = "wired"', id="serial-with-keys"),
     pytest.param(two_seats(seat0='kind = "serial"\nid = "usb-partytable_handheld_01-if00"'),
                  "seat[1].handheld.id", "is already seat[0]'s handheld", id="same-serial-id"),
-    pytest.param(edit("i2c = [1]", "i2c = []"), "gpio.i2c_mux",
-                 "the mux sits on I2C1 (GPIO 2/3): add 1 to gpio.i2c", id="mux-without-i2c1"),
-    pytest.param(edit("address = 0x70", "address = 0x50"), "gpio.i2c_mux.address",
-                 "0x50 is not a TCA9548A address (0x70-0x77)", id="bad-mux-address"),
-    pytest.param(edit("i2c_khz = 400", "i2c_khz = 1000"), "gpio.i2c_khz",
-                 "1000 is not an I2C clock in kHz: 400, or 100 for long leads",
-                 id="bad-i2c-clock"),
-    pytest.param(edit("i2c = [1]", "i2c = [0]"), "gpio.i2c[0]",
-                 "0 is no header I2C bus this firmware knows", id="i2c0-bus"),
-    pytest.param(edit('chip = "auto"', 'chip = "gpiochip4"'), "gpio.chip",
-                 'expected "auto" or a gpiochip number', id="bad-chip"),
+    ("i2c = [1]", "i2c = []", "gpio.i2c_mux", "the mux sits on I2C1 (GPIO 2/3): add 1 to gpio.i2c",
+     "mux-without-i2c1"),
+    ("address = 0x70", "address = 0x50", "gpio.i2c_mux.address",
+     "0x50 is not a TCA9548A address (0x70-0x77)", "bad-mux-address"),
+    ("i2c_khz = 400", "i2c_khz = 1000", "gpio.i2c_khz",
+     "1000 is not an I2C clock in kHz: 400, or 100 for long leads", "bad-i2c-clock"),
+    ("i2c = [1]", "i2c = [0]", "gpio.i2c[0]", "0 is no header I2C bus this firmware knows",
+     "i2c0-bus"),
+    ('chip = "auto"', 'chip = "gpiochip4"', "gpio.chip", 'expected "auto" or a gpiochip number',
+     "bad-chip"),
     pytest.param(two_seats(seat0='kind = "wired"\nbus = "spi"\ndc_pin = 24\nrst_pin = 25\n'
                                  "keys = { left = 16, right = 20, select = 21, back = 26 }"),
                  "seat[0].handheld.bus", "SPI is not enabled: set gpio.spi = true",
@@ -205,8 +196,8 @@ MALFORMED = [
     pytest.param(edit("slap_pin = 17", "slap_pin = 4") + "\n[[gpio.i2c_gpio]]\nbus = 3\n"
                  "sda = 4\nscl = 14\n", "seat[0].slap_pin",
                  "GPIO 4 is already gpio.i2c_gpio[0].sda", id="i2c-gpio-pin-clash"),
-    pytest.param(edit("keys = { left = 27, right = 22, select = 23, back = 24 }", "keys = 5"),
-                 "seat[0].handheld.keys", "expected a table, got 5", id="keys-not-a-table"),
+    ("keys = { left = 27, right = 22, select = 23, back = 24 }", "keys = 5",
+     "seat[0].handheld.keys", "expected a table, got 5", "keys-not-a-table"),
     pytest.param('[[seat]]\nslap_pin = 5\n[[seat]]\nslap_pin = 6\n[seat.handheld]\n'
                  'kind = "serial"\nid = "a"\n',
                  "seat[0].handheld", "missing: add [seat.handheld]", id="seat-without-handheld"),
@@ -217,6 +208,15 @@ MALFORMED = [
                            top="[gpio.i2c_mux]\naddress = 0x70\n"),
                  "seat[1].handheld.address", "0x3C is seat[0]'s display address on i2c-1, "
                  "which the selected mux channel is joined to", id="mux-parent-clash"),
+]
+"""The malformed configs, each with the key its one problem names and a needle of its
+words: an ``(old, new, key, needle, id)`` row is the bundled config with ``old`` replaced by
+``new`` (:func:`edit`); the other cases give their text whole."""
+
+MALFORMED = [
+    pytest.param(edit(case[0], case[1]), case[2], case[3], id=case[4])
+    if type(case) is tuple else case  # a pytest.param is a tuple too
+    for case in CASES
 ]
 
 

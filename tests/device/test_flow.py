@@ -15,8 +15,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
+from console_helpers import console_for
 
-from device.console import Console, GameRecord, make_seats
+from device.console import Console, GameRecord
 from device.events import (
     Abandon,
     FakeQueue,
@@ -61,18 +62,35 @@ def display() -> Iterator[TableDisplay]:
 def make(display: TableDisplay, kinds: tuple[str, ...], game: str = "riiing",
          **kw: Any) -> tuple[Console, FakeClock, FakeQueue, list[GameRecord]]:
     """A started console of ``kinds`` seats on the display's fake clock."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    queue = FakeQueue(clock)
     done: list[GameRecord] = []
-    console = Console(
-        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
-        seats=make_seats([open_hand_display(s, "dummy") for s in range(len(kinds))]),
-        choices=LobbyChoices(game=game, kinds=kinds), game_seed=3, on_game_over=done.append,
+    console, clock, queue = console_for(
+        display, LobbyChoices(game=game, kinds=kinds), on_game_over=done.append,
         skip_lobby=kw.pop("skip_lobby", True), **kw)
     console.start()
     console.render(clock.now_ns())
     return console, clock, queue, done
+
+
+def in_window(display: TableDisplay) -> tuple[Console, FakeClock, FakeQueue, int]:
+    """A started console of two people playing from :func:`window_position` (a RIIING!
+    window open); returns it with its clock, its queue and the window's t0 (ns)."""
+    console, clock, queue, _ = make(display, ("human", "human"))
+    console.play_from(window_position(), clock.now_ns())
+    t0 = console.flow.race.arbiter.t0_ns
+    assert t0 is not None
+    return console, clock, queue, t0
+
+
+def offered(display: TableDisplay, tmp_path: Path) -> tuple[Console, FakeClock, FakeQueue]:
+    """A console of two people, started in the lobby with resume, that finds a Riiing!
+    game of two computers cut after 4 actions in ``tmp_path`` and offers it."""
+    console, *_ = make(display, ("computer", "computer"), state_dir=tmp_path)
+    for _ in capped(lambda: console.record is not None and len(console.record.actions) < 4):
+        console.step()
+    console.close()
+    again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
+                                  skip_lobby=False, resume=True)
+    return again, clock, queue
 
 
 def capped(go_on: Callable[[], bool], cap: int = 20_000) -> Iterator[int]:
@@ -108,10 +126,7 @@ def test_a_losing_slapper_after_the_winner_is_never_punished(
 ) -> None:
     """RI-6.5: a press 1, 50 or 200 ms after the winner's, read after the decision, is a
     losing slap: no `falseslap`, no card."""
-    console, clock, queue, _ = make(display, ("human", "human"))
-    console.play_from(window_position(), clock.now_ns())
-    t0 = console.flow.race.arbiter.t0_ns
-    assert t0 is not None
+    console, clock, queue, t0 = in_window(display)
     clock.advance(400 * MS)
     queue.post(Press(1, t0 + 380 * MS))
     console.step()
@@ -129,10 +144,7 @@ def test_a_losing_slapper_after_the_winner_is_never_punished(
 def test_a_winner_who_keeps_holding_is_named_stuck_on_the_tv(display: TableDisplay) -> None:
     """Architecture 5: seat 2 wins the window and keeps its button down; after the stuck
     time (3 s from its edge) the TV says so, and once it is let go the line goes."""
-    console, clock, queue, _ = make(display, ("human", "human"))
-    console.play_from(window_position(), clock.now_ns())
-    t0 = console.flow.race.arbiter.t0_ns
-    assert t0 is not None
+    console, clock, queue, t0 = in_window(display)
     down = t0 + 380 * MS
     clock.advance(400 * MS)
     queue.post(Press(1, down))
@@ -333,13 +345,8 @@ def test_options_the_engine_refuses_return_to_the_lobby_with_a_line(
 ) -> None:
     """A game the engine cannot deal (RI-2.1: 6 x 20 cards + 2 > 96) is one line on the
     TV and the lobby stays; nothing crashes."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
     choices = LobbyChoices(game="riiing", kinds=("computer",) * 6).with_option("hand_size", 20)
-    console = Console(
-        clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display, motion=False),
-        seats=make_seats([open_hand_display(s, "dummy") for s in range(6)]),
-        choices=choices, game_seed=1, skip_lobby=True)
+    console, clock, _queue = console_for(display, choices, game_seed=1, skip_lobby=True)
     console.start()
     assert console.phase is Phase.LOBBY
     banner = console.model(clock.now_ns()).banner
@@ -409,16 +416,11 @@ def test_a_buggy_handheld_driver_never_freezes_the_tv_and_comes_back_alone(
     """A display() that raises an unexpected error marks that handheld gone; the TV and the
     other seats are still drawn; when it works again it is retried without any key press
     (the loop wakes for the retry) and shows its screen."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
     buggy = _BuggyOled()
     good = open_hand_display(1, "dummy")
-    queue = FakeQueue(clock)
-    console = Console(
-        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
-        seats=make_seats([buggy, good]), choices=LobbyChoices(game="right-on-time",
-                                                              kinds=("human", "computer")),
-        game_seed=3, skip_lobby=True)
+    console, clock, _queue = console_for(
+        display, LobbyChoices(game="right-on-time", kinds=("human", "computer")),
+        seats=[buggy, good], skip_lobby=True)
     console.start()
     display.surface.fill((0, 0, 0))
     console.render(clock.now_ns())
@@ -550,14 +552,10 @@ def restored(display: TableDisplay, tmp_path: Path, kinds: tuple[str, ...] = ("h
     for _ in capped(lambda: console.record is not None and len(console.record.actions) < 3):
         console.step()
     console.close()
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    queue = FakeQueue(clock)
     tv = Recording(display)
-    again = Console(clock=clock, queue=queue, presenter=tv,
-                    seats=make_seats([open_hand_display(s, "dummy") for s in range(len(kinds))]),
-                    choices=kw.pop("choices", LobbyChoices(game="riiing", kinds=kinds)),
-                    game_seed=3, state_dir=tmp_path, resume=True, **kw)
+    again, clock, queue = console_for(
+        display, kw.pop("choices", LobbyChoices(game="riiing", kinds=kinds)), len(kinds), tv,
+        state_dir=tmp_path, resume=True, **kw)
     again.start()
     again.render(clock.now_ns())
     assert again.flow.snapshot().held
@@ -617,12 +615,7 @@ def test_the_counting_restore_offer_still_takes_back_and_slap(
 def test_a_slap_goes_on_with_a_restored_game_at_once(display: TableDisplay, tmp_path: Path) -> None:
     """A slap while the restored game waits goes on with it at once; it is no slap in the
     game (no false slap, no card)."""
-    console, *_ = make(display, ("computer", "computer"), state_dir=tmp_path)
-    for _ in capped(lambda: console.record is not None and len(console.record.actions) < 4):
-        console.step()
-    console.close()
-    again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
-                                  skip_lobby=False, resume=True)
+    again, clock, queue = offered(display, tmp_path)
     record = again.record
     assert record is not None and again.flow.snapshot().held
     queue.post(Press(0, clock.now_ns()))
@@ -698,12 +691,7 @@ def test_back_declines_a_restored_game_and_it_is_not_offered_again(
 ) -> None:
     """"Continue the unfinished game?" BACK on any handheld says no: the lobby opens and
     the game is ended without a winner, so the next start does not offer it again."""
-    console, *_ = make(display, ("computer", "computer"), state_dir=tmp_path)
-    for _ in capped(lambda: console.record is not None and len(console.record.actions) < 4):
-        console.step()
-    console.close()
-    again, clock, queue, _ = make(display, ("human", "human"), state_dir=tmp_path,
-                                  skip_lobby=False, resume=True)
+    again, clock, queue = offered(display, tmp_path)
     assert again.flow.snapshot().held and "BACK = lobby" in again.model(clock.now_ns()).banner
     queue.post(KeyPress(1, "back", clock.now_ns()))
     again.step()
@@ -749,14 +737,8 @@ def test_declining_a_restored_game_opens_the_lobby_the_command_line_asked_for(
 def test_a_button_of_a_seat_not_in_the_game_is_said_once(display: TableDisplay) -> None:
     """A 2-seat game on a 4-button console: seat 4's slap is no slap in the game, and the
     TV says so once (not at every press), for a few seconds."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    queue = FakeQueue(clock)
-    console = Console(
-        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
-        seats=make_seats([open_hand_display(s, "dummy") for s in range(4)]),
-        choices=LobbyChoices(game="riiing", kinds=("human", "human")), game_seed=3,
-        skip_lobby=True)
+    console, clock, queue = console_for(
+        display, LobbyChoices(game="riiing", kinds=("human", "human")), seats=4, skip_lobby=True)
     console.start()
     console.play_from(window_position(), clock.now_ns())
     t0 = console.flow.race.arbiter.t0_ns
@@ -779,10 +761,7 @@ def test_the_slap_shows_its_margin_and_a_false_slap_is_said_on_its_hand(
 ) -> None:
     """The TV says the winner's time and the margin to the next slapper ("by 40 ms over
     Seat 1"); a false slap (no window open) is said on the slapper's own hand screen."""
-    console, clock, queue, _ = make(display, ("human", "human"))
-    console.play_from(window_position(), clock.now_ns())
-    t0 = console.flow.race.arbiter.t0_ns
-    assert t0 is not None
+    console, clock, queue, t0 = in_window(display)
     clock.advance(450 * MS)
     queue.post(Press(1, t0 + 380 * MS))
     queue.post(Press(0, t0 + 420 * MS))
@@ -813,14 +792,9 @@ def slap_lines(tv: Recording) -> list[tuple[int, tuple[int, int] | None, tuple[i
 def watched(display: TableDisplay, kinds: tuple[str, ...], pos: Any
             ) -> tuple[Console, FakeClock, FakeQueue, Recording, int]:
     """A console playing from ``pos`` with a recording TV; returns it with the window's t0."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    queue = FakeQueue(clock)
     tv = Recording(display)
-    console = Console(clock=clock, queue=queue, presenter=tv,
-                      seats=make_seats([open_hand_display(s, "dummy") for s in range(len(kinds))]),
-                      choices=LobbyChoices(game="riiing", kinds=kinds), game_seed=3,
-                      skip_lobby=True)
+    console, clock, queue = console_for(display, LobbyChoices(game="riiing", kinds=kinds),
+                                        presenter=tv, skip_lobby=True)
     console.start()
     console.play_from(pos, clock.now_ns())
     t0 = console.flow.race.arbiter.t0_ns
@@ -944,16 +918,11 @@ def board_lobby(display: TableDisplay, tmp_path: Path
                 ) -> tuple[Console, FakeClock, FakeQueue]:
     """A console in the lobby with tonight's board holding one game (a 1-point Right on
     Time match of two computers, seed 3), the highlight on "Clear tonight's board"."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    queue = FakeQueue(clock)
     done: list[GameRecord] = []
-    console = Console(
-        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
-        seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
-        choices=LobbyChoices(game="right-on-time", kinds=("computer", "computer"),
-                             options=(("right-on-time", (("target_points", 1),)),)),
-        game_seed=3, state_dir=tmp_path, on_game_over=done.append, skip_lobby=True)
+    console, clock, queue = console_for(
+        display, LobbyChoices(game="right-on-time", kinds=("computer", "computer"),
+                              options=(("right-on-time", (("target_points", 1),)),)),
+        state_dir=tmp_path, on_game_over=done.append, skip_lobby=True)
     console.start()
     for _ in range(2000):
         if done:
@@ -1098,10 +1067,7 @@ def test_the_lobby_volume_row_sets_the_sound_and_is_remembered(
     choices, warning = load_choices(tmp_path / "lobby.json")
     assert warning is None and choices.volume == 9
     again_knob = Knob(3)  # the config says 3; the lobby remembered 9
-    again = Console(
-        clock=clock, queue=FakeQueue(clock), presenter=TablePresenter(display, motion=False),
-        seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
-        choices=choices, game_seed=3, state_dir=tmp_path, volume=again_knob)
+    again, *_ = console_for(display, choices, seats=2, state_dir=tmp_path, volume=again_knob)
     again.start()
     assert again_knob.volume == 9
     (tmp_path / "lobby.json").write_text(json.dumps({**choices.to_json(), "volume": 99}))

@@ -15,7 +15,8 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
-from rig_helpers import Bus, keys_for
+from rig_helpers import MS, WIRED_KEYS, Bus, S, keys_for, main_until_sigterm, write_rig_config
+from rig_helpers import tap as rig_tap
 
 from device.config import load_config
 from device.events import FakeQueue, Redraw
@@ -26,39 +27,22 @@ from device.render.text import Typesetter
 from drivers.clock import FakeClock
 from drivers.gpio import edge, mock_pin_factory
 
-MS = 1_000_000
-S = 1_000_000_000
-
-CONFIG = """
-[display]
-driver = "dummy"
-lag_ms = 12.5
-[gpio]
-chip = "auto"
-i2c = [1]
-[paths]
-state_dir = "{state}"
-[[seat]]
-slap_pin = 17
-[seat.handheld]
-kind = "wired"
-controller = "ssd1306"
-bus = "i2c"
-port = 1
-address = 0x3C
-keys = {{ left = 27, right = 22, select = 23, back = 24 }}
-[[seat]]
-slap_pin = 25
-[seat.handheld]
-kind = "wired"
+SEAT1 = '''kind = "wired"
 controller = "sh1106"
 bus = "i2c"
 port = 1
 address = 0x3D
-keys = {{ left = 10, right = 9, select = 11, back = 8 }}
-"""
-KEY_PINS = ({"left": 27, "right": 22, "select": 23, "back": 24},
-            {"left": 10, "right": 9, "select": 11, "back": 8})
+keys = { left = 10, right = 9, select = 11, back = 8 }'''
+"""Seat 1's handheld: a wired SH1106 at 0x3D."""
+
+
+def write_config(folder: Path) -> Path:
+    """The two wired seats' config file in ``folder`` (:func:`rig_helpers.write_rig_config`,
+    the TV's lag 12.5 ms, the GPIO chip found by itself)."""
+    return write_rig_config(folder, SEAT1, display="lag_ms = 12.5\n", gpio='chip = "auto"\n')
+
+
+KEY_PINS = (WIRED_KEYS, {"left": 10, "right": 9, "select": 11, "back": 8})
 SLAP_PINS = (17, 25)
 
 
@@ -66,8 +50,7 @@ SLAP_PINS = (17, 25)
 def rig_parts(tmp_path: Path) -> Iterator[dict[str, Any]]:
     """The config file, a fake clock and queue, a MockFactory and one recording bus per
     OLED; the rig is closed after the test."""
-    path = tmp_path / "config.toml"
-    path.write_text(CONFIG.format(state=tmp_path / "state"))
+    path = write_config(tmp_path)
     clock = FakeClock(50 * S)
     queue = FakeQueue(clock)
     buses: dict[int, Bus] = {}
@@ -87,13 +70,8 @@ def rig_parts(tmp_path: Path) -> Iterator[dict[str, Any]]:
 
 
 def tap(parts: dict[str, Any], pin: int) -> None:
-    """A finger on a button: press now, release 60 ms later; the clock moves on 150 ms."""
-    clock: FakeClock = parts["clock"]
-    t = clock.now_ns()
-    edge(parts["factory"], pin, True, t)
-    clock.advance(60 * MS)
-    edge(parts["factory"], pin, False, clock.now_ns())
-    clock.advance(90 * MS)
+    """A finger on a button of the rig (:func:`rig_helpers.tap`): 150 ms pass."""
+    rig_tap(parts["factory"], parts["clock"], pin)
 
 
 def test_hardware_mode_plays_a_game_from_gpio_edges(rig_parts: dict[str, Any]) -> None:
@@ -284,13 +262,7 @@ def test_no_pin_factory_is_one_line_and_the_device_waits(
     """Hardware mode where the fair pin factory cannot be built (here: no lgpio, as on any
     machine but a Pi): one line in the log and on the TV, no traceback, no fallback to an
     unfair factory; the device waits for SIGTERM and exits 1."""
-    import signal
-    import threading
-
-    from device.main import main
-
-    path = tmp_path / "config.toml"
-    path.write_text(CONFIG.format(state=tmp_path / "state"))
+    path = write_config(tmp_path)
 
     def fail(*args: Any, **kw: Any) -> Any:
         from drivers.pin_factory import PinFactoryError
@@ -298,16 +270,7 @@ def test_no_pin_factory_is_one_line_and_the_device_waits(
         raise PinFactoryError("GPIO", "lgpio is not installed: pip install lgpio")
 
     monkeypatch.setattr("drivers.pin_factory.open_pin_factory", fail)
-    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGTERM))
-    timer.start()
-    try:
-        status = main(["--config", str(path)])
-    finally:
-        timer.cancel()
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-    assert status == 1
+    assert main_until_sigterm(["--config", str(path)]) == 1
     out = capsys.readouterr().out.strip().splitlines()
     assert out == ["error: GPIO: lgpio is not installed: pip install lgpio"]
 

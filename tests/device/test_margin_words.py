@@ -6,20 +6,19 @@ the pile zone's result box both say a margin under a millisecond as "by less tha
 from __future__ import annotations
 
 import pytest
+from console_helpers import console_for
 from view_builders import rview
 
-from device.console import Console, make_seats
+from device.console import Console
 from device.events import FakeQueue
 from device.games import get_plugin
 from device.games.riiing.narrate import condition_caption
 from device.hand_ui import Key
 from device.lobby import LobbyChoices
-from device.present import TablePresenter
 from device.render.table import TableScene
 from device.render.zones import PileSpec
 from device.words import a_number, margin_words
 from drivers.clock import FakeClock
-from drivers.hand_display import open_hand_display
 from drivers.slap import Press
 from drivers.table_display import TableDisplay
 from engine import get_game
@@ -31,14 +30,8 @@ S = 1_000_000_000
 def window_console(display: TableDisplay) -> tuple[Console, FakeClock, FakeQueue, int]:
     """Two people playing from a Riiing! position with a soap window open (RI-6.2);
     returns the console, its clock and queue, and the window's t0 (ns)."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    queue = FakeQueue(clock)
-    console = Console(
-        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
-        seats=make_seats([open_hand_display(s, "dummy") for s in range(2)]),
-        choices=LobbyChoices(game="riiing", kinds=("human", "human")), game_seed=3,
-        skip_lobby=True)
+    console, clock, queue = console_for(
+        display, LobbyChoices(game="riiing", kinds=("human", "human")), skip_lobby=True)
     console.start()
     pos = get_game("riiing").parse_position({
         "game": "riiing", "seats": 2,

@@ -18,6 +18,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
 from notify_helpers import received
+from rig_helpers import main_until_sigterm
 
 from device.notify import Notifier
 
@@ -226,10 +227,6 @@ def test_python_m_device_tells_systemd_ready_after_its_first_frame_and_stopping_
     """The hook in ``run_hardware``: on a mock pin factory and SDL's dummy TV, under a
     NOTIFY_SOCKET with a 1 s watchdog, the first datagram is READY=1 and it comes after a
     frame was presented; the loop sends WATCHDOG=1; SIGTERM ends it with STOPPING=1, exit 0."""
-    import signal
-    import threading
-
-    from device.main import main
     from device.present import TablePresenter
     from drivers.gpio import mock_pin_factory
 
@@ -256,15 +253,9 @@ def test_python_m_device_tells_systemd_ready_after_its_first_frame_and_stopping_
         ready(self, status)
 
     monkeypatch.setattr(Notifier, "ready", noted_ready)
-    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGTERM))
-    timer.start()
     try:
-        status = main(["--config", str(config)])
+        status = main_until_sigterm(["--config", str(config)])
     finally:
-        timer.cancel()
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
         factory.close()
     assert status == 0
     got = received(sock)

@@ -16,7 +16,8 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 from PIL import Image, ImageDraw
-from rig_helpers import Bus, keys_for
+from rig_helpers import MS, WIRED_KEYS, Bus, S, keys_for, write_rig_config
+from rig_helpers import tap as rig_tap
 
 from device.config import load_config
 from device.emulator import EmulatedHandheld
@@ -25,35 +26,9 @@ from device.hardware import hardware_console, open_rig
 from device.phase import Phase
 from device.render.hand import draw_hand
 from drivers.clock import FakeClock
-from drivers.gpio import edge, mock_pin_factory
+from drivers.gpio import mock_pin_factory
 from drivers.keys import KeyPress
 
-MS = 1_000_000
-S = 1_000_000_000
-
-CONFIG = """
-[display]
-driver = "dummy"
-[gpio]
-i2c = [1]
-[paths]
-state_dir = "{state}"
-[[seat]]
-slap_pin = 17
-[seat.handheld]
-kind = "wired"
-controller = "ssd1306"
-bus = "i2c"
-port = 1
-address = 0x3C
-keys = {{ left = 27, right = 22, select = 23, back = 24 }}
-[[seat]]
-slap_pin = 25
-[seat.handheld]
-kind = "serial"
-id = "emulated-7"
-"""
-WIRED_KEYS = {"left": 27, "right": 22, "select": 23, "back": 24}
 SERIAL_SLAP = 25
 
 
@@ -68,8 +43,7 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
     tmp_path: Path,
 ) -> None:
     """See the module docstring."""
-    path = tmp_path / "config.toml"
-    path.write_text(CONFIG.format(state=tmp_path / "state"))
+    path = write_rig_config(tmp_path, 'kind = "serial"\nid = "emulated-7"')
     clock = FakeClock(20 * S)
     queue = FakeQueue(clock)
     keys_seen: list[KeyPress] = []
@@ -95,10 +69,7 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
             console.render(clock.now_ns())
 
             def tap(pin: int) -> None:
-                edge(factory, pin, True, clock.now_ns())
-                clock.advance(60 * MS)
-                edge(factory, pin, False, clock.now_ns())
-                clock.advance(90 * MS)
+                rig_tap(factory, clock, pin)
                 console.step()
 
             def settle(steps: int = 40) -> None:

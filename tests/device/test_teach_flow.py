@@ -7,17 +7,16 @@ from pathlib import Path
 
 import pygame
 import pytest
+from console_helpers import console_for
 
 from device.attract import ATTRACT_NS, DEMO_HINT
-from device.console import Console, make_seats
+from device.console import Console
 from device.events import FakeQueue
 from device.journal import DB_NAME
 from device.lobby import LobbyChoices
 from device.phase import Phase
-from device.present import TablePresenter
 from device.session import WINDOW_RACE
 from drivers.clock import FakeClock
-from drivers.hand_display import open_hand_display
 from drivers.keys import KeyPress
 from drivers.slap import Press
 from drivers.table_display import TableDisplay
@@ -31,13 +30,8 @@ def lobby_console(display: TableDisplay, game: str, state_dir: Path | None = Non
                   game_seed: int = 5) -> tuple[Console, FakeClock, FakeQueue]:
     """A console in the lobby: one person, two computer players; the party's next game
     has ``game_seed`` (a demo game's seed follows from it)."""
-    clock = display.clock
-    assert isinstance(clock, FakeClock)
-    queue = FakeQueue(clock)
-    console = Console(
-        clock=clock, queue=queue, presenter=TablePresenter(display, motion=False),
-        seats=make_seats([open_hand_display(s, "dummy") for s in range(3)]),
-        choices=LobbyChoices(game=game, kinds=("human", "computer", "computer")),
+    console, clock, queue = console_for(
+        display, LobbyChoices(game=game, kinds=("human", "computer", "computer")),
         game_seed=game_seed, state_dir=state_dir)
     console.start()
     console.render(clock.now_ns())

@@ -212,15 +212,46 @@ def clock() -> FakeClock:
     return FakeClock(start_ns=100 * SECOND)
 
 
-def synchronous(buses: Mapping[int, FakeBus], reports: Reports, clock: FakeClock) -> HandDisplays:
-    """Hand displays without threads: run_once() drives them on the fake clock."""
+def synchronous(
+    buses: Mapping[int, FakeBus], reports: Reports, clock: FakeClock, *, noise: bool = False
+) -> HandDisplays:
+    """Hand displays without threads: run_once() drives them on the fake clock; with
+    ``noise`` they also report noisy / quiet panels."""
     return HandDisplays(
         on_gone=reports.gone,
         on_back=reports.back,
+        on_noisy=reports.noisy if noise else None,
+        on_quiet=reports.quiet if noise else None,
         clock=clock,
         thread=False,
         open_serial=opener(buses),
     )
+
+
+def shown(
+    make: Callable[[Mapping[int, FakeBus], Reports, FakeClock], HandDisplays],
+    reports: Reports, clock: FakeClock, first: Image.Image, seat: int = 0,
+    kind: str = "ssd1306",
+) -> tuple[FakeBus, HandDisplays, Any]:
+    """One ``kind`` panel at 0x3C on I2C1 for seat ``seat``, its hand displays made by
+    ``make`` (:func:`synchronous` or :func:`listening`), ``first`` shown and sent by one
+    writer pass: ``(bus, hands, screen)``."""
+    bus = FakeBus(x3C=Panel())
+    hands = make({1: bus}, reports, clock)
+    screen = hands.open(seat, kind, port=1)
+    screen.display(first)
+    hands.run_once()
+    return bus, hands, screen
+
+
+def gated(threaded_hands: Callable[..., HandDisplays]) -> tuple[FakeBus, HandDisplays, Any]:
+    """Seat 0's SSD1306 on I2C1 behind a gated bus (``bus.gate``: its transfers wait until
+    the gate opens), opened on threaded hand displays: ``(bus, hands, screen)``."""
+    bus = FakeBus(x3C=Panel())
+    bus.gate = threading.Event()
+    hands = threaded_hands({1: bus})
+    screen = hands.open(0, "ssd1306", port=1)
+    return bus, hands, screen
 
 
 @pytest.fixture
@@ -249,10 +280,7 @@ def test_display_returns_while_the_bus_is_busy_and_the_newest_frame_wins(
     threaded_hands: Callable[..., HandDisplays],
 ) -> None:
     """display() returns during a transfer; frames replaced meanwhile are dropped."""
-    bus = FakeBus(x3C=Panel())
-    bus.gate = threading.Event()
-    hands = threaded_hands({1: bus})
-    screen = hands.open(0, "ssd1306", port=1)
+    bus, hands, screen = gated(threaded_hands)
     assert isinstance(screen, QueuedDisplay)
     assert bus.entered.wait(5)  # the writer is inside a bus transfer now
     returned = threading.Event()
@@ -324,10 +352,7 @@ def test_close_sends_the_pending_frame_joins_and_is_idempotent(
     threaded_hands: Callable[..., HandDisplays],
 ) -> None:
     """close() lets the writer send the newest frame, joins its thread, refuses later use."""
-    bus = FakeBus(x3C=Panel())
-    bus.gate = threading.Event()
-    hands = threaded_hands({1: bus})
-    screen = hands.open(0, "ssd1306", port=1)
+    bus, hands, screen = gated(threaded_hands)
     writer = hands.writers["i2c-1"]
     thread = writer._thread
     assert thread is not None and thread.is_alive()
@@ -429,11 +454,7 @@ def test_power_lost_mid_frame_rebuilds_the_panel_and_sends_the_newest_frame(
     reports: Reports, clock: FakeClock
 ) -> None:
     """errno 121 inside data(): gone once; power back: init sent again, newest frame shown."""
-    bus = FakeBus(x3C=Panel())
-    hands = synchronous({1: bus}, reports, clock)
-    screen = hands.open(0, "ssd1306", port=1)
-    screen.display(frame(1))
-    hands.run_once()
+    bus, hands, screen = shown(synchronous, reports, clock, frame(1))
     panel = bus.panels[0x3C]
     first_device = screen.device
     assert panel.image().tobytes() == frame(1).tobytes()
@@ -470,11 +491,7 @@ def test_a_panel_that_loses_power_between_frames_lights_again_with_its_frame(
     """Power lost and back while the picture does not change: no write fails, the panel
     comes back dark and uninitialised; the writer's refresh lights it again with its frame,
     written whole before the display goes on, and nothing is reported gone."""
-    bus = FakeBus(x3C=Panel())
-    hands = synchronous({1: bus}, reports, clock)
-    screen = hands.open(0, kind, port=1)
-    screen.display(frame(1, "hand"))
-    hands.run_once()
+    bus, hands, screen = shown(synchronous, reports, clock, frame(1, "hand"), kind=kind)
     panel = bus.panels[0x3C]
     assert panel.image().tobytes() == frame(1, "hand").tobytes()
     clock.advance(SECOND // 2)
@@ -525,11 +542,7 @@ def test_the_refresh_leaves_a_healthy_panel_lit_and_costs_about_one_frame(
 ) -> None:
     """A refresh of a panel that never lost power: it never goes dark (no display-off), its
     picture stays, and the refresh is one frame plus a few dozen command bytes."""
-    bus = FakeBus(x3C=Panel())
-    hands = synchronous({1: bus}, reports, clock)
-    screen = hands.open(0, "ssd1306", port=1)
-    screen.display(frame(7, "steady"))
-    hands.run_once()
+    bus, hands, screen = shown(synchronous, reports, clock, frame(7, "steady"))
     panel = bus.panels[0x3C]
     blinks = panel.blinks
     before = len(bus.writes)
@@ -556,11 +569,7 @@ def test_a_refresh_of_an_unchanged_picture_sends_the_same_bytes_again(
     """The second refresh of the same picture sends exactly the bytes of the first (luma
     converts the picture once, not at every refresh), and they still light a panel that
     lost its init in between."""
-    bus = FakeBus(x3C=Panel())
-    hands = synchronous({1: bus}, reports, clock)
-    screen = hands.open(0, "sh1106", port=1)
-    screen.display(frame(9, "idle"))
-    hands.run_once()
+    bus, hands, screen = shown(synchronous, reports, clock, frame(9, "idle"), kind="sh1106")
     device = screen.device
     conversions: list[int] = []
     convert = device.display
@@ -621,15 +630,7 @@ NOISY = (
 
 def listening(buses: Mapping[int, FakeBus], reports: Reports, clock: FakeClock) -> HandDisplays:
     """Hand displays without threads that also report noisy / quiet panels."""
-    return HandDisplays(
-        on_gone=reports.gone,
-        on_back=reports.back,
-        on_noisy=reports.noisy,
-        on_quiet=reports.quiet,
-        clock=clock,
-        thread=False,
-        open_serial=opener(buses),
-    )
+    return synchronous(buses, reports, clock, noise=True)
 
 
 def test_a_panel_whose_writes_fail_often_is_noisy_once_then_quiet_when_healthy(
@@ -638,11 +639,7 @@ def test_a_panel_whose_writes_fail_often_is_noisy_once_then_quiet_when_healthy(
     """Three lost transfers (NAKs) in 30 s on a panel that keeps its power: each is one
     gone/back as before, the third reports it noisy once with the advice; 60 s without a
     failure and it is reported quiet once."""
-    bus = FakeBus(x3C=Panel())
-    hands = listening({1: bus}, reports, clock)
-    screen = hands.open(1, "ssd1306", port=1)
-    screen.display(frame(0))
-    hands.run_once()
+    bus, hands, screen = shown(listening, reports, clock, frame(0), seat=1)
     last_fault = clock.now_ns()
     for x in (1, 2, 3):
         clock.advance(10 * SECOND)
@@ -674,11 +671,7 @@ def test_failures_during_refreshes_count_and_a_rebuild_that_fails_counts(
 ) -> None:
     """With no new frame at all, the refreshes are the writes: NAKs there count, and so does
     a rebuild that fails after its probe answered."""
-    bus = FakeBus(x3C=Panel())
-    hands = listening({1: bus}, reports, clock)
-    screen = hands.open(0, "sh1106", port=1)
-    screen.display(frame(5))
-    hands.run_once()
+    bus, hands, _screen = shown(listening, reports, clock, frame(5), kind="sh1106")
     for _ in range(2):
         bus.nak_next = 1
         before = len(reports.log)
@@ -699,11 +692,7 @@ def test_failures_during_refreshes_count_and_a_rebuild_that_fails_counts(
 def test_an_unplugged_panel_is_gone_and_never_noisy(reports: Reports, clock: FakeClock) -> None:
     """A panel pulled for two minutes: one drop-out, then probes that are not answered;
     it is reported gone once and never noisy."""
-    bus = FakeBus(x3C=Panel())
-    hands = listening({1: bus}, reports, clock)
-    screen = hands.open(0, "ssd1306", port=1)
-    screen.display(frame(1))
-    hands.run_once()
+    bus, hands, screen = shown(listening, reports, clock, frame(1))
     del bus.panels[0x3C]
     for step in range(240):
         screen.display(frame(2 + step % 2))
@@ -718,11 +707,7 @@ def test_failures_spread_wider_than_the_window_are_not_noisy(
     reports: Reports, clock: FakeClock
 ) -> None:
     """One lost transfer every 40 s for four minutes: never three within 60 s, never noisy."""
-    bus = FakeBus(x3C=Panel())
-    hands = listening({1: bus}, reports, clock)
-    screen = hands.open(0, "ssd1306", port=1)
-    screen.display(frame(0))
-    hands.run_once()
+    bus, hands, screen = shown(listening, reports, clock, frame(0))
     for x in range(1, 7):
         clock.advance(39 * SECOND)
         hands.run_once()
@@ -805,11 +790,7 @@ def test_one_failing_display_leaves_the_others_on_its_bus_alone(
 
 def test_an_unchanged_frame_is_not_sent_again(reports: Reports, clock: FakeClock) -> None:
     """A frame equal to the one given, or to the one the panel shows, is not sent again."""
-    bus = FakeBus(x3C=Panel())
-    hands = synchronous({1: bus}, reports, clock)
-    screen = hands.open(0, "ssd1306", port=1)
-    screen.display(frame(1))
-    hands.run_once()
+    bus, hands, screen = shown(synchronous, reports, clock, frame(1))
     blocks = bus.data_blocks()
     screen.display(frame(1))
     hands.run_once()

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bench.bench_fairness import merge_lows
 from drivers.errors import DriverValueError
 from drivers.gpio import edge, fire_edge
 from drivers.slap import DEFAULT_BOUNCE_NS, Press, SlapButtons
@@ -30,15 +31,9 @@ Interval = tuple[int, int]
 
 def line_edges(seat: int, lows: list[Interval]) -> list[tuple[int, int, bool]]:
     """The edges ``(t_ns, seat, pressed)`` of a line pulled low during each of ``lows``
-    (overlapping or touching intervals merge: the line cannot go lower than low)."""
-    merged: list[list[int]] = []
-    for start, end in sorted(lows):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
+    (overlapping or touching intervals merge: ``bench.bench_fairness.merge_lows``)."""
     out: list[tuple[int, int, bool]] = []
-    for start, end in merged:
+    for start, end in merge_lows(lows):
         out += [(start, seat, True), (end, seat, False)]
     return out
 

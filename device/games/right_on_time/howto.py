@@ -7,7 +7,7 @@ cards (RT-1.1: numbers 1-7, Joker ``J``, Zurück auf Null ``N``, Du bist! ``D<n>
 
 from __future__ import annotations
 
-from device.render.howto_model import HowtoPage, Picture
+from device.render.howto_model import HowtoPage, card_pictures, sign_pictures
 
 LAY = HowtoPage(
     "Lay cards",
@@ -18,12 +18,7 @@ LAY = HowtoPage(
         "choose which of the two ends on top.",  # RT-3.2
         "Can't lay? Show your card and draw 1.",  # RT-5.1
     ),
-    (
-        Picture(card="4", caption="top card"),
-        Picture(card="6", caption="ONE higher"),
-        Picture(card="2", caption="or TWO:"),
-        Picture(card="4", caption="4 or less"),
-    ),
+    card_pictures(("4", "top card"), ("6", "ONE higher"), ("2", "or TWO:"), ("4", "4 or less")),
     ("RT-3.1", "RT-3.2", "RT-5.1"),
 )
 
@@ -36,12 +31,7 @@ SPECIAL = HowtoPage(
         "ZIEHEN!: choose who draws a card (or you).",  # RT-4.2
         "Both count their number, alone or in two.",  # RT-3.5
     ),
-    (
-        Picture(card="J", caption="JOKER 1-7"),
-        Picture(card="N", caption="NULL = 0"),
-        Picture(card="D3", caption="DU BIST!"),
-        Picture(card="Z5", caption="ZIEHEN!"),
-    ),
+    card_pictures(("J", "JOKER 1-7"), ("N", "NULL = 0"), ("D3", "DU BIST!"), ("Z5", "ZIEHEN!")),
     ("RT-3.3", "RT-3.4", "RT-3.5", "RT-4.1", "RT-4.2"),
 )
 
@@ -54,11 +44,7 @@ WINNING = HowtoPage(
         "First to 3 points wins the match.",  # RT-7.1 (option target_points)
         "2 players: when one is out, the other gets 1 turn.",  # RT-9.2
     ),
-    (
-        Picture(sign="digits:1st", caption="no point"),
-        Picture(sign="back", caption="bonus card"),
-        Picture(sign="digits:2nd", caption="1 point!"),
-    ),
+    sign_pictures(("digits:1st", "no point"), ("back", "bonus card"), ("digits:2nd", "1 point!")),
     ("RT-6.2", "RT-6.3", "RT-6.4", "RT-7.1", "RT-9.2"),
 )
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from device.words import narrate_events, seat_name
+from device.games.narration import EventWords
+from device.words import seat_name
 from engine.core import Event, NotationError
 from engine.right_on_time.cards import DU_BIST, JOKER, NULL, ZIEHEN, RotCard
 from engine.right_on_time.view import RightOnTimeView
@@ -36,33 +37,39 @@ def card_words(code: str) -> str:
     return code
 
 
+LINES = {
+    "play": "{who} laid {laid}",
+    "effect_up": "Du bist! {who} is up",
+    "effect_draw": "Ziehen! {who} draws a card",
+    "show": "{who} cannot lay: shows {shown}, draws",
+    "out": "{who} is out",
+    "bonus": "{who} gets a bonus card",
+    "swap": "{who} swapped in a bonus card",
+    "round": "{who} wins round {value}",
+    "match": "{who} wins the match!",
+}
+"""The top strip's line per event kind (:class:`device.games.narration.EventWords`); the
+other kinds (``draw``, ``back``, ``shuffle``, ``deal``) are not worth a line."""
+
+WORDS = EventWords(
+    LINES,
+    ACTS,
+    {
+        "laid": lambda ev: " + ".join(card_words(c) for c in ev.cards),
+        "shown": lambda ev: ", ".join(card_words(c) for c in ev.cards),
+    },
+)
+"""Right on Time's event words: :data:`LINES` with the cards laid or shown in words."""
+
+
 def event_line(ev: Event) -> str | None:
     """One line for one Right on Time event, or ``None`` (not worth a line)."""
-    who = seat_name(ev.seat) if ev.seat is not None else ""
-    if ev.kind == "play":
-        return f"{who} laid {' + '.join(card_words(c) for c in ev.cards)}"
-    if ev.kind == "effect_up":
-        return f"Du bist! {who} is up"
-    if ev.kind == "effect_draw":
-        return f"Ziehen! {who} draws a card"
-    if ev.kind == "show":
-        return f"{who} cannot lay: shows {', '.join(card_words(c) for c in ev.cards)}, draws"
-    if ev.kind == "out":
-        return f"{who} is out"
-    if ev.kind == "bonus":
-        return f"{who} gets a bonus card"
-    if ev.kind == "swap":
-        return f"{who} swapped in a bonus card"
-    if ev.kind == "round":
-        return f"{who} wins round {ev.value}"
-    if ev.kind == "match":
-        return f"{who} wins the match!"
-    return None
+    return WORDS.line(ev)
 
 
 def narrate(events: Sequence[Event]) -> str | None:
     """One line for one action's events (:func:`device.words.narrate_events`)."""
-    return narrate_events(events, event_line, ACTS)
+    return WORDS.narrate(events)
 
 
 # --------------------------------------------------------------------------- demo captions

@@ -10,7 +10,7 @@ only) and signs: the table's condition glyphs and the game's symbols
 
 from __future__ import annotations
 
-from device.render.howto_model import HowtoPage, Picture
+from device.render.howto_model import HowtoPage, card_pictures, sign_pictures
 
 LAY = HowtoPage(
     "Lay a card",
@@ -21,14 +21,9 @@ LAY = HowtoPage(
         "HIGHER, LOWER, SAME: than the last card.",  # RI-3.2
         "No card fits? Draw 1. Then the next seat.",  # RI-4.2
     ),
-    (
-        Picture(sign="up", caption="HIGHER"),
-        Picture(sign="down", caption="LOWER"),
-        Picture(sign="equal", caption="SAME NUMBER"),
-        Picture(sign="C", caption="SAME SYMBOL"),
-        Picture(sign="even", caption="EVEN"),
-        Picture(sign="odd", caption="ODD"),
-        Picture(sign="digits:2 5 8", caption="ONE OF"),
+    sign_pictures(
+        ("up", "HIGHER"), ("down", "LOWER"), ("equal", "SAME NUMBER"), ("C", "SAME SYMBOL"),
+        ("even", "EVEN"), ("odd", "ODD"), ("digits:2 5 8", "ONE OF"),
     ),
     ("RI-3.1", "RI-3.2", "RI-4.1", "RI-4.2", "RI-7.1"),
 )
@@ -42,12 +37,9 @@ SPECIAL = HowtoPage(
         "PHONE: the next plays a PHONE too, or",  # RI-5.4
         "takes 1 card for every PHONE in a row.",  # RI-5.4
     ),
-    (
-        Picture(card="!A/>", caption="ALARM!"),
-        Picture(card="!S/<", caption="SOAP!"),
-        Picture(card="!C/E", caption="COFFEE!"),
-        Picture(card="!T/O", caption="TOAST!"),
-        Picture(card="P/=", caption="PHONE"),
+    card_pictures(
+        ("!A/>", "ALARM!"), ("!S/<", "SOAP!"), ("!C/E", "COFFEE!"), ("!T/O", "TOAST!"),
+        ("P/=", "PHONE"),
     ),
     ("RI-5.1", "RI-5.2", "RI-5.3", "RI-5.4"),
 )
@@ -60,13 +52,8 @@ RIIING = HowtoPage(
         "Slap when there is none: draw 1 card.",  # RI-6.5 (option false_slap_penalty)
         "Nobody slaps in 8 seconds: play goes on.",  # RI-6.4 (option slap_timeout_s)
     ),
-    (
-        Picture(sign="C", caption="RIIING! COFFEE"),
-        Picture(card="4C/>", caption="drop"),
-        Picture(card="9C/O", caption="drop"),
-        Picture(card="!C/E", caption="drop"),
-        Picture(card="7T/<", caption="keep"),
-    ),
+    sign_pictures(("C", "RIIING! COFFEE"))
+    + card_pictures(("4C/>", "drop"), ("9C/O", "drop"), ("!C/E", "drop"), ("7T/<", "keep")),
     ("RI-6.1", "RI-6.2", "RI-6.3", "RI-6.4", "RI-6.5"),
 )
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from device.games.narration import EventWords
 from device.games.riiing.words import card, card_words, read_condition, word
-from device.words import a_number, count_words, narrate_events, seat_name
+from device.words import a_number, count_words, seat_name
 from engine.core import Event
 from engine.riiing.view import RiiingView
 
@@ -18,32 +19,41 @@ ACTS = frozenset({"play", "draw", "take", "falseslap", "timeout"})
 """Event kinds that tell what the seat did; the others tell what followed from it."""
 
 
+LINES = {
+    "play": "{who} laid{laid}",
+    "draw": "{who} drew {count}",
+    "take": "{who} took {count}",
+    "falseslap": "{who} slapped too early: +{count}",
+    "timeout": "Nobody slapped in time",
+    "lapse": "the {symbol} demand ends",  # RI-5.3: the draw-until stopped at a reverse, or ran dry
+    "window": "RIIING! {symbol}: SLAP!",
+    "win": "{who} has no cards left: {who} WINS!",
+}
+"""The top strip's line per event kind (:class:`device.games.narration.EventWords`); the
+other kinds (a reshuffle inside a draw, ``slap``, ``demand``, ...) are not worth a line."""
+
+WORDS = EventWords(
+    LINES,
+    ACTS,
+    {
+        "laid": lambda ev: f" {card_words(ev.cards[0])}" if ev.cards else "",
+        "count": lambda ev: count_words(len(ev.cards), "card"),
+        "symbol": lambda ev: word(str(ev.value)),
+    },
+)
+"""Riiing!'s event words: :data:`LINES` with the card laid, the cards counted and the
+symbol in words."""
+
+
 def event_line(ev: Event) -> str | None:
     """One line for one Riiing! event, or ``None`` (an event not worth a line, e.g. a
     reshuffle inside a draw)."""
-    who = seat_name(ev.seat) if ev.seat is not None else ""
-    if ev.kind == "play":
-        return f"{who} laid {card_words(ev.cards[0])}" if ev.cards else f"{who} laid"
-    if ev.kind == "draw":
-        return f"{who} drew {count_words(len(ev.cards), 'card')}"
-    if ev.kind == "take":
-        return f"{who} took {count_words(len(ev.cards), 'card')}"
-    if ev.kind == "falseslap":
-        return f"{who} slapped too early: +{count_words(len(ev.cards), 'card')}"
-    if ev.kind == "timeout":
-        return "Nobody slapped in time"
-    if ev.kind == "lapse":  # RI-5.3: the draw-until stopped at a reverse, or ran dry
-        return f"the {word(str(ev.value))} demand ends"
-    if ev.kind == "window":
-        return f"RIIING! {word(str(ev.value))}: SLAP!"
-    if ev.kind == "win":
-        return f"{who} has no cards left: {who} WINS!"
-    return None
+    return WORDS.line(ev)
 
 
 def narrate(events: Sequence[Event]) -> str | None:
     """One line for one action's events (:func:`device.words.narrate_events`)."""
-    return narrate_events(events, event_line, ACTS)
+    return WORDS.narrate(events)
 
 
 # --------------------------------------------------------------------------- demo captions

@@ -1,0 +1,32 @@
+"""Helpers for the device tests that run a :class:`device.console.Console` on the SDL dummy
+table display: :func:`console_for` builds one the way the tests need it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from device.console import Console, make_seats
+from device.events import FakeQueue
+from device.lobby import LobbyChoices
+from device.present import TablePresenter
+from drivers.clock import FakeClock
+from drivers.hand_display import open_hand_display
+from drivers.table_display import TableDisplay
+
+
+def console_for(display: TableDisplay, choices: LobbyChoices, seats: list[Any] | int | None = None,
+                presenter: Any = None, **kw: Any) -> tuple[Console, FakeClock, FakeQueue]:
+    """A console, not started, on the display's fake clock with a queue of its own:
+    ``choices`` in the lobby, ``presenter`` on the TV (default the display, without
+    motion), ``seats`` (the hand screens, or how many dummy ones; default one per seat of
+    ``choices``), game seed 3 unless ``kw`` says; ``kw`` goes to :class:`Console`."""
+    clock = display.clock
+    assert isinstance(clock, FakeClock)
+    queue = FakeQueue(clock)
+    tv = TablePresenter(display, motion=False) if presenter is None else presenter
+    count = len(choices.kinds) if seats is None else seats
+    screens = ([open_hand_display(s, "dummy") for s in range(count)] if isinstance(count, int)
+               else count)
+    console = Console(clock=clock, queue=queue, presenter=tv, seats=make_seats(screens),
+                      choices=choices, **{"game_seed": 3, **kw})
+    return console, clock, queue
