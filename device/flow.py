@@ -24,9 +24,8 @@ Times are ``int`` CLOCK_MONOTONIC ns from the loop.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from device.arbiter import SlapDecision
 from device.flow_gameover import GameOverPhase
@@ -38,14 +37,12 @@ from device.flow_snapshot import FlowSnapshot
 from device.flow_wakeup import WakeupPhase
 from device.hand_ui import Key
 from device.howto import HOWTO_HINT
-from device.lobby import LobbyChoices
 from device.menu import MENU_KEY, MenuChoice, SeatMenu
 from device.phase import Phase
 from device.render.model import HowtoShown
-from device.seats import Seat, SeatKind
-from device.session import AnySession, GameRecord
+from device.seats import SeatKind
+from device.session import AnySession
 from device.slap_race import ComputerPress, SlapRace
-from device.timers import Timers
 from device.words import seat_name
 from drivers.slap import Press
 from engine.core import Event
@@ -75,26 +72,9 @@ class GameFlow(FlowParts):
     TV's banner until a game starts (e.g. a damaged lobby.json).  The constructor does
     no I/O: call :meth:`open`."""
 
-    def __init__(
-        self,
-        *,
-        seats: Sequence[Seat],
-        timers: Timers,
-        post: Callable[[object], None],
-        choices: LobbyChoices,
-        game_seed: int,
-        timing: Timing,
-        state_dir: Path | None = None,
-        on_game_over: Callable[[GameRecord], None] | None = None,
-        on_action: Callable[[int], None] | None = None,
-        cue: Callable[[str], None] | None = None,
-        volume: VolumeKnob | None = None,
-        notice: str = "",
-    ) -> None:
-        super().__init__(seats=seats, timers=timers, post=post, choices=choices,
-                         game_seed=game_seed, timing=timing, state_dir=state_dir,
-                         on_game_over=on_game_over, on_action=on_action, cue=cue,
-                         volume=volume)
+    def _open_phases(self, notice: str) -> None:
+        """Make the phase handlers and the first slap race; ``notice`` goes on the TV's
+        banner until a game starts (see :meth:`FlowParts._open_phases`)."""
         self.lobby_phase = LobbyPhase(self)
         """The lobby's keys and tonight's board (``device.flow_lobby``)."""
         self.held_game = HeldGame(self)
@@ -105,7 +85,7 @@ class GameFlow(FlowParts):
         """The game played (phase ``PLAY``, ``device.flow_play``)."""
         self.over = GameOverPhase(self)
         """The results (phase ``GAMEOVER``, ``device.flow_gameover``)."""
-        self.race = self._new_race(len(choices.kinds))
+        self.race = self._new_race(len(self.lobby.choices.kinds))
         self.notices.show(notice, lobby=True)  # until a game starts
 
     # ------------------------------------------------------------------ start-up

@@ -66,10 +66,10 @@ class Timing:
 
 
 class FlowParts(ABC):
-    """The game flow's shared parts (see the module docstring; the arguments are
-    ``device.flow.GameFlow``'s) and the moves between phases that a phase's handler asks
-    for, declared here and made by ``device.flow.GameFlow``: a handler knows this class,
-    never the flow above it.  The constructor does no I/O."""
+    """The game flow's shared parts (see the module docstring; the constructor's arguments are
+    described at ``device.flow.GameFlow``) and the moves between phases that a phase's
+    handler asks for, declared here and made by ``device.flow.GameFlow``: a handler
+    knows this class, never the flow above it. The constructor does no I/O."""
 
     race: SlapRace
     """The slap race of the game played (a new one for every game)."""
@@ -83,11 +83,12 @@ class FlowParts(ABC):
         choices: LobbyChoices,
         game_seed: int,
         timing: Timing,
-        state_dir: Path | None,
-        on_game_over: Callable[[GameRecord], None] | None,
-        on_action: Callable[[int], None] | None,
-        cue: Callable[[str], None] | None,
-        volume: VolumeKnob | None,
+        state_dir: Path | None = None,
+        on_game_over: Callable[[GameRecord], None] | None = None,
+        on_action: Callable[[int], None] | None = None,
+        cue: Callable[[str], None] | None = None,
+        volume: VolumeKnob | None = None,
+        notice: str = "",
     ) -> None:
         self.seats = list(seats)
         self.cue: Callable[[str], None] = cue or (lambda name: None)
@@ -123,6 +124,13 @@ class FlowParts(ABC):
         """The lobby's "How to play" pages (phase ``HOWTO``, ``device.howto``)."""
         self._store_shown = ""
         self._timers: list[Timer] = []
+        self._open_phases(notice)
+
+    @abstractmethod
+    def _open_phases(self, notice: str) -> None:
+        """Make the phase handlers (the last step of the constructor) and show ``notice``
+        (a line for the TV's banner until a game starts, e.g. a damaged lobby.json; ``""``:
+        none)."""
 
     # ------------------------------------------------------------------ moves between phases
     @abstractmethod
