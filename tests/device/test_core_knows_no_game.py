@@ -181,3 +181,53 @@ def test_core_file_asks_no_game(path: Path) -> None:
     if rel in NOT_YET_CHECKED:
         pytest.skip(f"listed in NOT_YET_CHECKED: {NOT_YET_CHECKED[rel]}")
     assert problems(path.read_text(encoding="utf-8")) == []
+
+
+CORE_PARTS = sorted(
+    [p.parent.name for p in DEVICE.glob("*/__init__.py") if p.parent.name != "games"]
+    + ["device"]
+)
+"""The core's folders under ``device/`` (every one but ``games``), and ``device`` for the
+modules at the top."""
+
+GAME_DEVICE_PACKAGES = tuple(f"device.games.{p.name}" for p in (DEVICE / "games").iterdir()
+                             if (p / "__init__.py").is_file())
+"""The games' own device packages (``device.games.riiing``, ...); the core knows only the
+registry ``device.games`` and the plugin base ``device.games.base``."""
+
+
+def _part_files(part: str) -> list[Path]:
+    """The source files of a core folder (``device``: the modules at the top)."""
+    if part == "device":
+        return sorted(DEVICE.glob("*.py"))
+    return sorted((DEVICE / part).rglob("*.py"))
+
+
+def _imported(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line, module)`` of every import in ``path``: module level, in functions and
+    under ``TYPE_CHECKING`` alike; ``from a import b`` gives ``a.b``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module is not None:
+            for alias in node.names:
+                yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def test_the_game_packages_are_known() -> None:
+    """The folder check below knows a device package for every registered game."""
+    assert len(GAME_DEVICE_PACKAGES) == len(PLUGINS) >= 2
+
+
+@pytest.mark.parametrize("part", CORE_PARTS)
+def test_core_folder_imports_no_game_package(part: str) -> None:
+    """No module of a core folder imports a game's own device package or engine package,
+    type-only imports included: the core reaches a game only through the registry."""
+    wrong = [
+        f"{path.relative_to(DEVICE)}:{line} imports {name}"
+        for path in _part_files(part)
+        for line, name in _imported(path)
+        if name.startswith(GAME_DEVICE_PACKAGES) or name.startswith(GAME_PACKAGES)
+    ]
+    assert wrong == []
