@@ -147,17 +147,19 @@ def command_line_choices(
     ``both``), ``--seats`` (at most ``max_seats``: the seats the console has), ``--humans``
     (the first seats are people, the rest computers; without it the remembered number of
     people) and ``--volume`` (0..10; 0 is silent, not "no flag").  A flag not given
-    leaves its choice alone; a seat that stays a computer keeps its strength.  Raises
-    nothing: :func:`check_args` has range-checked the flags."""
+    leaves its choice alone; a seat that stays a computer keeps its strength.  ``args``:
+    :func:`build_parser`'s namespace (every flag there, ``None`` when not given; the
+    ``selftest`` subcommand parses with the same parser).  Raises nothing:
+    :func:`check_args` has range-checked the flags."""
     from dataclasses import replace
 
     from device.games import PLUGINS
 
     updates: dict[str, Any] = {}
-    if getattr(args, "game", None) in PLUGINS:
+    if args.game in PLUGINS:
         updates["game"] = args.game
-    seats = getattr(args, "seats", None)
-    humans = getattr(args, "humans", None)
+    seats = args.seats
+    humans = args.humans
     if seats is not None or humans is not None:
         n = max(2, min(max_seats, seats or len(choices.kinds)))
         people = humans if humans is not None else \
@@ -167,9 +169,8 @@ def command_line_choices(
         updates["kinds"] = tuple("human" if i < people else "computer" for i in range(n))
         updates["first"] = min(choices.first, n - 1)
         updates["strengths"] = strengths
-    volume = getattr(args, "volume", None)
-    if volume is not None:
-        updates["volume"] = volume
+    if args.volume is not None:
+        updates["volume"] = args.volume
     return replace(choices, **updates) if updates else choices
 
 

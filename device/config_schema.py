@@ -412,7 +412,9 @@ class Keys:
 
     def pins(self) -> dict[str, int]:
         """Key name -> BCM pin, in :data:`KEY_NAMES` order (``drivers.keys.HandKeys``)."""
-        return {name: getattr(self, name) for name in KEY_NAMES}
+        pins = {"left": self.left, "right": self.right, "select": self.select,
+                "back": self.back}
+        return {name: pins[name] for name in KEY_NAMES}
 
 
 def _read_address(r: Reading, key: str, address: object, got: Mapping[str, Any]

@@ -392,7 +392,7 @@ def run_hardware(args: argparse.Namespace) -> int:
         sound = SoundPlayer(config.sound.volume if args.volume is None else args.volume)
         sound.open()
         try:
-            state = getattr(args, "state_dir", None)
+            state = args.state_dir
             console = hardware_console(config, rig, clock=clock, queue=queue, timing=timing,
                                        state_dir=state.absolute() if state else None,
                                        game_seed=args.seed, cue=sound.play, volume=sound,
@@ -690,7 +690,7 @@ def _on_hardware(
     clock and queue with SIGINT/SIGTERM posting ``Quit`` (a driver that cannot open is one
     ``FAULT:`` line, exit 1; hardware another process holds says what to stop), ``run`` it
     and close it."""
-    path = find_config(getattr(args, "config", None))
+    path = find_config(args.config)
     try:
         config = load_config(path)
     except ConfigError as err:
