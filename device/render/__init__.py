@@ -3,7 +3,8 @@
 - :mod:`device.render.model`: the frozen values the device loop hands the renderers
   (``TableModel``, ``SeatBadge``, ``LobbyModel``, ``RoundEnd``).
 - :mod:`device.render.table`: ``TableScene``, the table display for both games (pygame-ce),
-  built from :mod:`~device.render.layout` (zones, letterbox), :mod:`~device.render.zones`
+  built from :mod:`~device.render.table_zones` (each frame's zones from the model),
+  :mod:`~device.render.layout` (zones, letterbox), :mod:`~device.render.zones`
   (what each zone shows and how it is painted), :mod:`~device.render.cards`,
   :mod:`~device.render.icons` (shape-coded symbols), :mod:`~device.render.figures` (icons
   with one definition for the TV and the hand screens), :mod:`~device.render.text`,

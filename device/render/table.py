@@ -8,9 +8,10 @@ flip) and sleeps until :meth:`TableScene.next_frame_ns` (``None``: nothing moves
 nothing until the next model).  The scene never reads a clock: every time is a
 CLOCK_MONOTONIC ns value passed in, so tests are deterministic.
 
-It lays out a 1920x1080 logical frame (zones in :mod:`device.render.layout`), paints it on
-a logical canvas zone by zone, and copies changed zones onto the target surface scaled to
-fit with 16:9 kept (black letterbox bars).  A zone is repainted only when its spec
+It lays out a 1920x1080 logical frame (zones in :mod:`device.render.layout`, each frame's
+zones built from the model by :class:`~device.render.table_zones.TableZoneBuilder`),
+paints it on a logical canvas zone by zone, and copies changed zones onto the target
+surface scaled to fit with 16:9 kept (black letterbox bars).  A zone is repainted only when its spec
 (:mod:`device.render.zones`: everything it shows, animation frame included) changed.
 
 The scene knows no game: the model's plugin (``TableModel.game``, a
@@ -31,87 +32,24 @@ from device.notices import banner_turn
 from device.phase import Phase
 from device.render import anim
 from device.render.cards import CardPainter
-from device.render.layout import (
-    BANNER,
-    CARD,
-    CENTRE,
-    LOBBY,
-    LOBBY_BANNER,
-    LOGICAL_SIZE,
-    ROUND,
-    TOP,
-    WAKE,
-    WAKE_COUNT,
-    Letterbox,
-    seat_zones,
-)
-from device.render.model import LobbyModel, RoundEnd, SeatBadge, TableModel
-from device.render.palette import (
-    ALERT,
-    BACKGROUND,
-    BLACK,
-    INK,
-    TEXT,
-    TEXT_DIM,
-    YELLOW,
-    Colour,
-    seat_colour,
+from device.render.layout import LOGICAL_SIZE, Letterbox, seat_zones
+from device.render.model import TableModel
+from device.render.palette import BACKGROUND, BLACK
+from device.render.table_zones import (
+    Pulse,
+    Slide,
+    TableZoneBuilder,
+    card_spec,
+    public_view,
+    slap_window,
+    turn_seat,
 )
 from device.render.text import Typesetter
-from device.render.zones import (
-    BannerSpec,
-    CardSpec,
-    Chip,
-    CountSpec,
-    LobbySpec,
-    Paint,
-    ResultSpec,
-    RoundSpec,
-    SeatSpec,
-    SlapRow,
-    TopSpec,
-    WakeSpec,
-    ZoneSpec,
-)
+from device.render.zones import CardSpec, CountSpec, Paint, ZoneSpec
 from device.words import seat_name
 
 if TYPE_CHECKING:
     from device.render.face import PublicView, Zones
-
-NEW_GAME_HINT = "Press SELECT on any handheld for a new game"
-"""The game-over screen's way on: SELECT (or BACK) on a handheld returns to the lobby."""
-
-SLIDE_DISTANCE = 460
-"""How far (logical px) a laid card travels onto the pile."""
-
-_CHIP_GREY: Colour = (92, 98, 112)
-
-
-def _public(model: TableModel | None) -> PublicView | None:
-    """The model's view as its game reads it, or ``None`` (no view, or not the game's)."""
-    if model is None or model.view is None:
-        return None
-    return model.game.public(model.view)
-
-
-def _turn(model: TableModel | None) -> int | None:
-    """The seat whose turn marker shows, or ``None`` (also while a round's end shows: the
-    next round waits)."""
-    view = _public(model)
-    if model is None or model.phase != Phase.PLAY or view is None:
-        return None
-    if model.round_end is not None:
-        return None
-    return view.to_move
-
-
-def _window(model: TableModel | None) -> str | None:
-    """The slap window open in play (the game's :meth:`GamePlugin.window`), or ``None``
-    (also for a view that is not the game's)."""
-    view = _public(model)
-    if model is None or model.phase != Phase.PLAY or view is None:
-        return None
-    return model.game.window(view)
 
 
 class TableScene:
@@ -138,13 +76,14 @@ class TableScene:
         self._paint = Paint(self._canvas, self._text, CardPainter(self._text))
         self._model: TableModel | None = None
         self._flash: anim.Timeline | None = None
-        self._slide: tuple[anim.Timeline, str, str | None, str] | None = None
-        self._pulse: tuple[int, anim.Timeline] | None = None
+        self._slide: Slide | None = None
+        self._pulse: Pulse | None = None
         self._count_total = 1
         self._drawn: dict[str, ZoneSpec] = {}
         self._box: Letterbox | None = None
         self._layout: tuple[object, ...] | None = None
         self._moved: pygame.Rect | None = None
+        self._builder = TableZoneBuilder(self)
 
     # ------------------------------------------------------------------ model and motion
 
@@ -159,7 +98,7 @@ class TableScene:
         game = model.game
         same_game = old is not None and old.game is game
         view = game.public(model.view) if model.view is not None else None
-        old_view = _public(old) if same_game else None
+        old_view = public_view(old) if same_game else None
         top = game.top_card(view) if view is not None else None
         old_top = game.top_card(old_view) if old_view is not None else None
         if (
@@ -172,7 +111,7 @@ class TableScene:
             and top != old_top
         ):
             self._slide = (anim.slide(now_ns), top, old_top, self._slide_source(old_view, view))
-        window = _window(model) if view is not None else None
+        window = slap_window(model) if view is not None else None
         if window is not None:
             old_window = game.window(old_view) if old_view is not None else None
             phase_changed = old is None or old.phase != model.phase
@@ -180,10 +119,10 @@ class TableScene:
                 self._flash = anim.flash(now_ns)
         else:
             self._flash = None
-        turn = _turn(model)
+        turn = turn_seat(model)
         if turn is None:
             self._pulse = None
-        elif turn != _turn(old):
+        elif turn != turn_seat(old):
             self._pulse = (turn, anim.pulse(now_ns))
         if not self._motion:
             self._slide = self._flash = self._pulse = None
@@ -216,7 +155,7 @@ class TableScene:
         m = self._model
         if m is None or m.deadline_ns is None:
             return None
-        if m.phase == Phase.WAKEUP or (_public(m) is not None and _window(m) is not None):
+        if m.phase == Phase.WAKEUP or (public_view(m) is not None and slap_window(m) is not None):
             return anim.Countdown(m.deadline_ns)
         return None
 
@@ -231,7 +170,7 @@ class TableScene:
             due.append(self._flash.next_ns(now_ns))
         if self._slide is not None and m.phase == Phase.PLAY:
             due.append(self._slide[0].next_ns(now_ns))
-        if self._pulse is not None and _turn(m) == self._pulse[0]:
+        if self._pulse is not None and turn_seat(m) == self._pulse[0]:
             due.append(self._pulse[1].next_ns(now_ns))
         countdown = self._countdown(now_ns)
         if countdown is not None:
@@ -339,52 +278,12 @@ class TableScene:
     # ------------------------------------------------------------------ zone specs
 
     def _zones(self, now_ns: int) -> tuple[Zones, tuple[object, ...]]:
-        """Every zone's rect and spec at ``now_ns``, and the layout key (phase, game, seats)."""
-        m = self._model
-        if m is None:
-            top = TopSpec("partytable", YELLOW, "", "")
-            return {"top": (TOP, top)}, ("none",)
-        phase = m.phase if m.phase in tuple(Phase) else "other"
-        view = _public(m)
-        if phase == Phase.PLAY and view is None:
-            phase = "other"
-        self._paint.symbols = m.game.symbols
-        zones: Zones = {"top": (TOP, self._top_spec(m))}
-        if phase == Phase.LOBBY:
-            lobby = m.lobby or LobbyModel((), 0, "")
-            zones["lobby"] = (LOBBY, LobbySpec(lobby.rows, lobby.cursor, lobby.hint))
-            zones["banner"] = (LOBBY_BANNER, BannerSpec(banner_turn(m.banner, now_ns)[0]))
-            return zones, (phase,)
-        for seat, (rect, inner) in enumerate(seat_zones(len(m.seats))):
-            zones[f"seat{seat}"] = (rect, self._seat_spec(m, seat, inner, now_ns))
-        if phase == Phase.WAKEUP:
-            countdown = self._countdown(now_ns)
-            steps = countdown.steps_left(now_ns) if countdown else 0
-            tilt = (12 if steps % 2 else -12) if steps else 0
-            zones["wake"] = (WAKE, WakeSpec(tilt, m.game.wake_symbol))
-            zones["count"] = (WAKE_COUNT, self.count_spec(now_ns, "seconds to slap"))
-        elif phase == Phase.PLAY and view is not None:
-            zones.update(m.game.table_zones(self, view, now_ns))
-            if m.round_end is not None:
-                zones.pop("count", None)  # the banner covers the countdown strip too
-                zones.update(self._round_zones(m.round_end, now_ns))
-        elif phase == Phase.GAMEOVER:
-            zones["result"] = (CENTRE, self._result_spec(m, view))
-        else:
-            text = "Starting..." if m.phase == Phase.PLAY else f"Unknown screen {m.phase!r}"
-            zones["result"] = (CENTRE, ResultSpec(text, TEXT_DIM, (), None))
-        zones["banner"] = (BANNER, BannerSpec(banner_turn(m.banner, now_ns)[0]))
-        return zones, (phase, m.game.name, len(m.seats), m.round_end is not None)
-
-    def _round_zones(self, end: RoundEnd, now_ns: int) -> Zones:
-        """While a round's end shows: the banner over the condition and countdown zones
-        (the condition is the next round's), and the card whose lay ended the round as
-        the top card when it is known."""
-        colour = YELLOW if end.seat is None else seat_colour(end.seat)
-        out: Zones = {"cond": (ROUND, RoundSpec(end.headline, end.score, colour))}
-        if end.card is not None:
-            out["card"] = (CARD, self.card_spec(end.card, now_ns, "THE WINNING LAY"))
-        return out
+        """Every zone's rect and spec at ``now_ns``, and the layout key (phase, game, seats):
+        :meth:`TableZoneBuilder.build` for the model shown, with the game's symbols set on
+        the painting context."""
+        if self._model is not None:
+            self._paint.symbols = self._model.game.symbols
+        return self._builder.build(self._model, now_ns, self._pulse)
 
     # ------------------------------------------------------------------ for a game's zones
 
@@ -425,98 +324,7 @@ class TableScene:
 
     def card_spec(self, top: str | None, now_ns: int, caption: str) -> CardSpec:
         """The top card zone's spec for card ``top`` at ``now_ns``, with the slide of a new
-        top card onto the pile and ``caption`` under it; faces by the game's plugin."""
-        face = self._model.game.card_face if self._model is not None else _no_face
-        if self._slide is not None:
-            timeline, code, under, source = self._slide
-            if code == top and timeline.frame(now_ns) is not None:
-                left = 1.0 - anim.ease_out(timeline.progress(now_ns))
-                d = round(SLIDE_DISTANCE * left)
-                offset = {"left": (-d, 0), "right": (d, 0)}.get(source, (0, d))
-                return CardSpec(face, top, under, offset, caption)
-        return CardSpec(face, top, None, (0, 0), caption)
-
-    # ------------------------------------------------------------------ core zones
-
-    def _top_spec(self, m: TableModel) -> TopSpec:
-        title = "partytable" if m.phase == Phase.LOBBY else m.game.table_title
-        right = ""
-        right_colour = TEXT_DIM
-        view = _public(m)
-        if m.phase == Phase.WAKEUP:
-            right = "WAKE-UP RACE"
-        elif m.phase == Phase.GAMEOVER:
-            right = m.game.over_words if view is not None else "GAME OVER"
-        elif view is not None:
-            right, right_colour = m.game.status(self, view, m.phase == Phase.PLAY)
-        turn = _turn(m)
-        if turn is None or _window(m) is not None:  # a window suspends the turn (RI-6.2)
-            return TopSpec(title, YELLOW, m.last_event, right, right_colour)
-        return TopSpec(title, YELLOW, m.last_event, right, right_colour,
-                       f"{self.name(turn)} to play", seat_colour(turn))
-
-    def _seat_spec(self, m: TableModel, index: int, inner: str, now_ns: int) -> SeatSpec:
-        badge = m.seats[index] if index < len(m.seats) else SeatBadge(index, seat_name(index))
-        seat = badge.seat
-        v = _public(m)
-        colour = seat_colour(seat)
-        count = None
-        playing = m.phase == Phase.PLAY
-        if v is not None and m.phase in (Phase.PLAY, Phase.GAMEOVER) and (
-            0 <= seat < len(v.hand_counts)
-        ):
-            count = v.hand_counts[seat]
-        turn = _turn(m) == seat
-        pulse = None
-        if turn and self._pulse is not None and self._pulse[0] == seat:
-            pulse = self._pulse[1].frame(now_ns)
-        chips: list[Chip] = []
-        winner = v is not None and v.winner == seat
-        if winner:
-            chips.append(("WINNER", YELLOW, INK))
-        if m.slap is not None and m.slap[0] == seat:
-            chips.append((f"{m.slap[1]} ms", YELLOW, INK))
-        if badge.controller == "computer":
-            chips.append(("CPU", _CHIP_GREY, TEXT))
-        elif badge.controller == "empty":
-            chips.append(("EMPTY", _CHIP_GREY, TEXT))
-        if not badge.connected:
-            chips.append(("UNPLUGGED", ALERT, INK))
-        points: tuple[int, int] | None = None
-        dim = False
-        if v is not None:
-            points, marks, dim = m.game.seat_marks(v, seat, winner, playing)
-            chips.extend(marks)
-        return SeatSpec(
-            str(seat + 1), badge.name, colour, count, turn, pulse, inner, points, tuple(chips),
-            dim, winner,
-        )
-
-    def _result_spec(self, m: TableModel, v: PublicView | None) -> ResultSpec:
-        winner = v.winner if v is not None else None
-        chart = self._chart(m)
-        if winner is None or v is None:
-            return ResultSpec("GAME OVER", TEXT, m.results, None, NEW_GAME_HINT,
-                              m.win_reason, chart)
-        lines = m.results or m.game.result_lines(self, v)
-        return ResultSpec(
-            f"{self.name(winner)} {m.game.wins_words}", seat_colour(winner), lines,
-            hint=NEW_GAME_HINT, reason=m.win_reason, chart=chart,
-        )
-
-    def _chart(self, m: TableModel) -> tuple[SlapRow, ...]:
-        """The game-over chart's rows: every seat in the game with its reaction times (ms)
-        in the slap windows, won or not, in order; ``()`` when no window was decided."""
-        if not m.reactions:
-            return ()
-        seats = [b.seat for b in m.seats] or sorted({s for s, _ms in m.reactions})
-        return tuple(
-            (str(seat + 1), self.name(seat), seat_colour(seat),
-             tuple(round(ms) for s, ms in m.reactions if s == seat))
-            for seat in seats
-        )
-
-
-def _no_face(cards: CardPainter, code: str, height: int) -> pygame.Surface:
-    """A blank card (no model yet, so no game to paint faces)."""
-    return cards.blank(height, TEXT_DIM)
+        top card onto the pile and ``caption`` under it; faces by the game's plugin
+        (:func:`device.render.table_zones.card_spec`)."""
+        face = self._model.game.card_face if self._model is not None else None
+        return card_spec(face, self._slide, top, now_ns, caption)

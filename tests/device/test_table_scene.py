@@ -44,7 +44,8 @@ from device.render.palette import (
     contrast_ratio,
     relative_luminance,
 )
-from device.render.table import NEW_GAME_HINT, TableScene
+from device.render.table import TableScene
+from device.render.table_zones import NEW_GAME_HINT
 from device.render.text import CACHE_BYTES, CACHE_LINES, Typesetter
 from device.render.zones import CardSpec, CondSpec, Paint, ResultSpec, SeatSpec, TopSpec
 from engine.right_on_time.view import RightOnTimeView
