@@ -6,7 +6,7 @@ settle time has passed.  Printed beside a baseline in the same run: sorting the 
 
 A second figure chains windows as RI-6.6 allows (each opens at the previous close): the
 first press wins, the window closes at the decision, the three losers are read after the
-close (:attr:`~device.arbiter.Verdict.LOSING`, RI-6.5), and one of them lands before the
+close (:attr:`~device.slaps.arbiter.Verdict.LOSING`, RI-6.5), and one of them lands before the
 reaction floor of the next flip (LOSING again).  It times the arbiter's look-ups of closed
 windows, which a table with back-to-back reverses makes on every press.
 """
@@ -17,7 +17,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from device.arbiter import SlapArbiter, Verdict
+from device.slaps.arbiter import SlapArbiter, Verdict
 
 WINDOWS = 20_000
 MS = 1_000_000

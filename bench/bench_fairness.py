@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
-from device.arbiter import SlapArbiter
+from device.slaps.arbiter import SlapArbiter
 from drivers.gpio import edge, fire_edge, mock_pin_factory
 from drivers.slap import DEFAULT_BOUNCE_NS, DEFAULT_CONFIRM_NS, Press, SlapButtons
 

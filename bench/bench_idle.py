@@ -59,9 +59,9 @@ def _child(mode: str, seconds: float) -> dict[str, float]:
     os.environ["SDL_AUDIODRIVER"] = "dummy"
     os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
     from device.console import Console, make_seats
-    from device.events import DeviceQueue, SdlPump
-    from device.lobby import LobbyChoices
-    from device.present import SimPresenter, TablePresenter
+    from device.flow.lobby import LobbyChoices
+    from device.modes.present import SimPresenter, TablePresenter
+    from device.reactor.events import DeviceQueue, SdlPump
     from drivers.clock import MonotonicClock
     from drivers.hand_display import open_hand_display
     from drivers.table_display import TableDisplay
@@ -93,7 +93,7 @@ def _child(mode: str, seconds: float) -> dict[str, float]:
 def _serve(console: Any, dq: Any, seconds: float) -> None:
     """Run ``console``'s loop for ``seconds``: a timer thread posts ``Quit`` at the end (one
     wake-up), so the loop sleeps exactly as it does on the device."""
-    from device.events import Quit
+    from device.reactor.events import Quit
 
     threading.Timer(seconds, lambda: dq.post(Quit())).start()
     console.loop.running = True

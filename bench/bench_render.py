@@ -22,8 +22,8 @@ from collections.abc import Callable
 
 import pygame
 
+from device.common.phase import Phase
 from device.games import get_plugin
-from device.phase import Phase
 from device.render.model import SeatBadge, TableModel
 from device.render.table import TableScene
 from engine.riiing.view import RiiingView

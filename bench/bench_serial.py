@@ -26,10 +26,10 @@ PRESSES = 300
 def run() -> list[str]:
     """Measure; return the printed lines."""
     from device.console import Console, make_seats
-    from device.emulator import EmulatedHandheld
-    from device.events import DeviceQueue, HandheldBack, HandheldGone
-    from device.lobby import LobbyChoices
-    from device.seats import Handheld, Seat
+    from device.flow.lobby import LobbyChoices
+    from device.hands.seats import Handheld, Seat
+    from device.modes.emulator import EmulatedHandheld
+    from device.reactor.events import DeviceQueue, HandheldBack, HandheldGone
     from drivers.clock import MonotonicClock
     from drivers.hand_display import open_hand_display
     from drivers.serial_handheld import SerialHandhelds
@@ -84,7 +84,7 @@ def run() -> list[str]:
                 bytes_per_move.append(link.stats().seats[0].frame_bytes - before)
             time.sleep(0.01)
     finally:
-        from device.events import Quit
+        from device.reactor.events import Quit
 
         queue.post(Quit())
         loop.join(5)

@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from device.config import computer_only_text
+from device.config.loader import computer_only_text
 
 RUNS = 10
 COLD_RUNS = 3

@@ -2,9 +2,9 @@
 
 :class:`Console` ties the parts a reader looks for together:
 
-- the loop (:class:`device.loop.Loop`): blocks on the device queue until the next deadline;
-- the seats (:class:`device.seats.Seat`): slap button, handheld, who plays;
-- the game flow (:class:`device.flow.GameFlow`), which holds the game session and the slap
+- the loop (:class:`device.reactor.loop.Loop`): blocks on the device queue until the next deadline;
+- the seats (:class:`device.hands.seats.Seat`): slap button, handheld, who plays;
+- the game flow (:class:`device.flow.game_flow.GameFlow`), which holds the game session and the slap
   race;
 - the presenter (where frames go: a TV, the simulator window, PNG files).
 
@@ -24,7 +24,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from device.events import (
+from device.common.notices import SEPARATOR
+from device.common.phase import Phase
+from device.flow.game_flow import GameFlow, Timing, VolumeKnob
+from device.flow.lobby import LobbyChoices
+from device.flow.snapshot import FlowSnapshot
+from device.games import AnyPlugin
+from device.hands.seats import Handheld, Seat, SeatKind
+from device.reactor.events import (
     Abandon,
     EventQueue,
     HandheldBack,
@@ -35,16 +42,9 @@ from device.events import (
     Redraw,
     Wake,
 )
-from device.flow import GameFlow, Timing, VolumeKnob
-from device.flow_snapshot import FlowSnapshot
-from device.games import AnyPlugin
-from device.lobby import LobbyChoices
-from device.loop import Loop, Ticker
-from device.notices import SEPARATOR
-from device.phase import Phase
+from device.reactor.loop import Loop, Ticker
 from device.render.model import RoundEnd, SeatBadge, TableModel
-from device.seats import Handheld, Seat, SeatKind
-from device.session import WINDOW_RACE, GameRecord
+from device.store.session import WINDOW_RACE, GameRecord
 from drivers.clock import Clock
 from drivers.keys import KeyPress
 from drivers.slap import Press, Release
@@ -89,7 +89,7 @@ class Console:
     does not know (``SimKey``); ``notice``: a line for the TV until a game starts (e.g. a
     damaged lobby.json); ``resume``: continue an unfinished journaled game;
     ``skip_lobby``: start the lobby's game at once (the headless game); ``cue``: plays a
-    sound cue by name (``device.flow.CUES``); ``volume``: the sound player, whose volume
+    sound cue by name (``device.flow.game_flow.CUES``); ``volume``: the sound player, whose volume
     the lobby's Volume row sets.  The constructor does no I/O: :meth:`start`
     (or :meth:`run`) does.
     """

@@ -8,19 +8,19 @@ Modes (docs/architecture.md "Modes of the same program"):
   PNG frames of the table and hand screens at every change go to ``--out`` (default
   ``out/``), plus ``summary.json``; exit status 0.
 - ``check-config [FILE]``: validate the config and print it resolved, or its problems
-  (exit 2); see :func:`device.config.check_config_main`.
-- no mode flag: on a Pi, real drivers from the config (``device.hardware``; ``--config
+  (exit 2); see :func:`device.config.loader.check_config_main`.
+- no mode flag: on a Pi, real drivers from the config (``device.modes.hardware``; ``--config
   FILE``, else ``/etc/partytable/config.toml``, else the bundled build).
 - ``emulate-handheld [--id ID] [--out DIR]``: an emulated serial handheld on a pty
-  (``device.emulator``).
+  (``device.modes.emulator``).
 - ``history [--state-dir DIR] [--limit N] [--json] [--check]``: the last games in the game
-  database, or its integrity check (``device.history``).
-- ``selftest [--sim]``: the builder's self-test (``device.selftest``) on the Pi's hardware
+  database, or its integrity check (``device.modes.history``).
+- ``selftest [--sim]``: the builder's self-test (``device.modes.selftest``) on the Pi's hardware
   or in the simulator window.
 
-Bad arguments exit 2 with one line.  The command line itself is ``device.cli``.
+Bad arguments exit 2 with one line.  The command line itself is ``device.modes.cli``.
 
-Start-up is kept short: this module and ``device.cli`` import only the
+Start-up is kept short: this module and ``device.modes.cli`` import only the
 standard library, and each mode imports what it needs when it runs, so ``--help`` and a
 bad flag never load pygame, the engine or the drivers (``bench/bench_startup.py``).
 """
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 # before any mode imports pygame: no support banner on the console
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-from device.cli import UsageError, build_parser, check_args, has_display
+from device.modes.cli import UsageError, build_parser, check_args, has_display
 
 if TYPE_CHECKING:
     import argparse
@@ -45,15 +45,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["check-config"]:  # python -m device check-config [FILE]
-        from device.config import check_config_main
+        from device.config.loader import check_config_main
 
         return check_config_main(argv[1:])
     if argv[:1] == ["history"]:  # python -m device history [--json] [--check]
-        from device.history import main as history
+        from device.modes.history import main as history
 
         return history(argv[1:])
     if argv[:1] == ["emulate-handheld"]:  # python -m device emulate-handheld [--id ID]
-        from device.emulator import main as emulate
+        from device.modes.emulator import main as emulate
 
         return emulate(argv[1:])
     selftest = argv[:1] == ["selftest"]  # python -m device selftest [--sim] [--config F]
@@ -77,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
     from drivers.errors import DriverError
 
     if args.sim and has_display():
-        from device.sim import run_sim
+        from device.modes.sim import run_sim
 
         try:
             return run_sim(args)
@@ -88,10 +88,10 @@ def _run(args: argparse.Namespace) -> int:
         if args.sim and not has_display():
             print("no display found: playing a headless computer game instead "
                   f"(frames and summary.json in {args.out}/)")
-        from device.headless import run_headless
+        from device.modes.headless import run_headless
 
         return run_headless(args)
-    from device.hardware import run_hardware
+    from device.modes.hardware import run_hardware
 
     return run_hardware(args)
 
@@ -103,9 +103,9 @@ def _selftest(args: argparse.Namespace) -> int:
             print("error: selftest --sim needs a display (DISPLAY or WAYLAND_DISPLAY)",
                   file=sys.stderr)
             return 2
-        from device.sim import run_sim_selftest
+        from device.modes.sim import run_sim_selftest
 
         return run_sim_selftest(args)
-    from device.hardware import run_hardware_selftest
+    from device.modes.hardware import run_hardware_selftest
 
     return run_hardware_selftest(args)

@@ -19,7 +19,7 @@ called with the loop's ``now_ns`` (no thread, no sleep, no clock read here):
 - **long BACK**: BACK held for :data:`MENU_HOLD_NS` (2 s) posts one
   ``KeyPress(seat, "menu", t_ns)`` (:data:`MENU_KEY`), stamped 2 s after the press.  The
   device opens a small menu on that handheld: continue / end this game / back to the lobby
-  (``device/menu.py``).  BACK still posts its ordinary ``"back"`` when pressed, so a BACK
+  (``device/hands/menu.py``).  BACK still posts its ordinary ``"back"`` when pressed, so a BACK
   released before 2 s is just that; a long one is ``"back"`` then ``"menu"``.
 """
 
@@ -61,7 +61,7 @@ the card you want across a six-card hand."""
 
 MENU_KEY = "menu"
 """The :attr:`KeyPress.key` posted when BACK has been held for :data:`MENU_HOLD_NS`
-(``device.menu.MENU_KEY`` is the same word)."""
+(``device.hands.menu.MENU_KEY`` is the same word)."""
 
 MENU_HOLD_NS = 2_000_000_000
 """2 s: how long BACK must stay down to post :data:`MENU_KEY` (long enough that nobody does

@@ -6,7 +6,7 @@ Usage (from the project root)::
     .venv/bin/python scripts/make_sounds.py --out DIR
 
 Every file is 22050 Hz, 16-bit signed little-endian PCM, mono (the format
-``device.sound.SoundPlayer`` opens the mixer in, so SDL_mixer loads them without
+``device.modes.sound.SoundPlayer`` opens the mixer in, so SDL_mixer loads them without
 converting).  They are made here from sines and seeded noise with nothing but the standard
 library (``math``, ``array``, ``wave``): no recording, no licence to track.  The same script
 on the same machine writes the same bytes (the noise is a fixed xorshift32 stream, never
@@ -15,7 +15,7 @@ the ``random`` module; no timestamps go into a WAV), and
 with the committed files.  Never edit the WAVs by hand: change this script, rerun it, and
 listen.
 
-The cues (``device.flow.CUES``), each about as loud as it needs to be over party chatter
+The cues (``device.flow.game_flow.CUES``), each about as loud as it needs to be over party chatter
 (peak levels in :data:`PEAKS`):
 
 - ``ring`` (0.8 s): a mechanical alarm clock's RIIING!: a hammer striking two small bells
@@ -286,7 +286,7 @@ MAKERS: dict[str, Callable[[], Samples]] = {
     "ring": ring, "slap": slap, "lay": lay, "draw": draw,
     "refusal": refusal, "round": round_won, "win": win,
 }
-"""Cue name -> its synthesiser, in ``device.flow.CUES`` order."""
+"""Cue name -> its synthesiser, in ``device.flow.game_flow.CUES`` order."""
 
 
 def finish(samples: Sequence[float], peak: float) -> array[int]:

@@ -6,13 +6,13 @@ Usage (from the project root)::
     .venv/bin/python scripts/make_wiring.py                    # bundled config -> hardware/
     .venv/bin/python scripts/make_wiring.py --out DIR --config FILE
 
-Both files come from the same :meth:`device.config.Config.wiring` lines, so they cannot
+Both files come from the same :meth:`device.config.loader.Config.wiring` lines, so they cannot
 drift from the config or from each other; ``tests/device/test_config.py`` runs this script
 into a temporary folder and compares its output with the committed files.  Never edit them
 by hand: change ``device/config.toml``, rerun this script, and review the diff.
 
-The header map is :data:`device.config.HEADER_PIN` (BCM -> header pin) and
-:data:`device.config.HEADER_POWER`; seat colours are the table display's
+The header map is :data:`device.config.loader.HEADER_PIN` (BCM -> header pin) and
+:data:`device.config.loader.HEADER_POWER`; seat colours are the table display's
 (``device.render.palette.SEAT_COLOURS``), so a seat's wires match its colour on the TV.
 Exit status 0, or 2 with one line per config problem.
 """
@@ -29,7 +29,7 @@ from xml.sax.saxutils import escape
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-from device.config import (
+from device.config.loader import (
     HEADER_PIN,
     HEADER_POWER,
     Config,

@@ -7,7 +7,7 @@
   with folders) is a file of the repository: a name with folders resolves from the root or
   from the citing file's folder, a bare name is the name of some file. The service's
   ``/opt/partytable/`` is where ``make install`` puts the repository.
-- Every repository path ``docs/`` cites in backticks (``device/loop.py``,
+- Every repository path ``docs/`` cites in backticks (``device/reactor/loop.py``,
   ``hardware/handheld/``) exists, so the documents follow the tree (the hardware facts
   cite the libraries' own files and are left out).
 

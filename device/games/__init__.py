@@ -8,6 +8,8 @@ This is the one place the games' types are erased: each plugin is a
 code (the flow, the session, the console, the renderers) holds whichever game the lobby
 chose as an :data:`AnyPlugin`, handing the plugin back the positions, actions and views it
 got from it.
+
+May import: device.common, device.render, device.hands.
 """
 
 from __future__ import annotations

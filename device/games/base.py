@@ -19,13 +19,13 @@ A plugin answers four kinds of question:
   slap window is open in a position and for how long, the action a slap, a timeout or a
   false slap becomes (asked of the engine, never re-derived), how long computer players wait
   after an action, the narration of an action's events, the results lines;
-- **hands**: a :class:`device.hand_ui.HandComposer` for one seat (what its 128x64 screen
+- **hands**: a :class:`device.hands.composer.HandComposer` for one seat (what its 128x64 screen
   shows and what its four keys do);
 - **table**: the zones of the table display that belong to this game (top card, condition
   or value, pile), its card faces and symbols, the titles and the seat badges' marks
   (drawn with the generic specs and painters of ``device.render``);
-- **teaching**: the "How to play" pages (``device.howto``) and the demo game's one-line
-  captions of the rule being applied (``device.attract``).
+- **teaching**: the "How to play" pages (``device.flow.howto``) and the demo game's one-line
+  captions of the rule being applied (``device.flow.attract``).
 
 Positions and views are the engine's own values (``engine.core.Game``); the plugin is the
 only device code that reads their game-specific fields.  What every game's plugin forwards
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from device.hand_ui import HandComposer, SeatView
+from device.hands.composer import HandComposer, SeatView
 from device.render.face import PublicView, SceneTools, TableFace, Zones
 from engine import get_game
 from engine.core import Event, Game, Seat
@@ -70,7 +70,7 @@ class OptionChoice:
 
 class EngineView(PublicView, SeatView, Protocol):
     """An engine's view type as the device reads it: the table's fields
-    (:class:`PublicView`) and one seat's (:class:`device.hand_ui.SeatView`); the engine
+    (:class:`PublicView`) and one seat's (:class:`device.hands.composer.SeatView`); the engine
     builds both from one type (``Game.view(pos, seat)``, ``seat=None`` for the table)."""
 
 
@@ -189,8 +189,8 @@ class GamePlugin(TableFace[V], Generic[P, A, V]):
         return None
 
     def cues(self, events: Sequence[Event]) -> tuple[str, ...]:
-        """The sound cues an action with ``events`` gives (``device.flow.CUES``: ``"lay"``,
-        ``"draw"``, ``"round"``); the flow itself cues ``"ring"``, ``"slap"``,
+        """The sound cues an action with ``events`` gives (``device.flow.game_flow.CUES``:
+        ``"lay"``, ``"draw"``, ``"round"``); the flow itself cues ``"ring"``, ``"slap"``,
         ``"refusal"`` and ``"win"``.  Default none."""
         return ()
 
@@ -204,7 +204,7 @@ class GamePlugin(TableFace[V], Generic[P, A, V]):
         ``events`` (``view``: the table's public view after it), e.g. ``"LOWER than 3:
         play a card below 3"``; public information only (never a card drawn into a
         hand).  ``None``: no rule worth a caption, or ``view`` is not this game's
-        (:attr:`narration`, for ``device.attract``)."""
+        (:attr:`narration`, for ``device.flow.attract``)."""
         if not isinstance(view, self.view_type):
             return None
         return self.narration.caption(events, view)
@@ -212,7 +212,7 @@ class GamePlugin(TableFace[V], Generic[P, A, V]):
     def howto_pages(self) -> tuple[HowtoPage, ...]:
         """The game's "How to play" pages (:class:`device.render.howto_model.HowtoPage`: a title, a
         few short rule lines, pictures of its cards), in reading order: :attr:`pages`
-        (none: ``device.howto.pages`` then shows a page saying so)."""
+        (none: ``device.flow.howto.pages`` then shows a page saying so)."""
         return self.pages
 
     def results(self, pos: P) -> tuple[str, ...]:

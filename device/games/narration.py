@@ -1,9 +1,9 @@
 """The event words both games' ``narrate`` modules share: a game gives a line template per
 event kind and the words its templates name, and :class:`EventWords` makes the top strip's
-line for one event and for one action's events (:func:`device.words.narrate_events`).
+line for one event and for one action's events (:func:`device.common.words.narrate_events`).
 
 A template is a ``str.format`` text naming fields: ``{who}`` (the event's seat as people
-count it, :func:`device.words.seat_name`; ``""`` without a seat), ``{value}`` (the event's
+count it, :func:`device.common.words.seat_name`; ``""`` without a seat), ``{value}`` (the event's
 value as it is) and any field of the game's own (``{laid}``: a function of the event).  A
 field is worked out only when the event's template names it.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from device.words import narrate_events, seat_name
+from device.common.words import narrate_events, seat_name
 from engine.core import Event
 
 
@@ -65,5 +65,5 @@ class EventWords:
         return template.format_map(_Fields(ev, self.fields))
 
     def narrate(self, events: Sequence[Event]) -> str | None:
-        """One line for one action's events (:func:`device.words.narrate_events`)."""
+        """One line for one action's events (:func:`device.common.words.narrate_events`)."""
         return narrate_events(events, self.line, self.acts)

@@ -5,7 +5,7 @@ icon among them; ``docs/screens.md``: symbols differ by shape first).  A :class:
 one definition: filled (or cut-out) rounded boxes whose edges lie on the lines of an
 ``n`` x ``n`` grid.  The 128x64 hand screen lights the cells whose centres the figure
 covers (:func:`cells`: exact 1-bit pixels, an 11x11 glyph for
-:data:`device.render.hand.GLYPHS`); the TV draws the same boxes scaled to any size with
+:data:`device.hands.screen.GLYPHS`); the TV draws the same boxes scaled to any size with
 anti-aliased edges (:func:`device.render.icons.figure_shape`).  Because every edge is on
 a grid line and corner radii are at most one cell, the TV's picture shrunk to the grid is
 the hand's glyph cell for cell (``tests/device/test_readable.py`` checks it).

@@ -4,7 +4,7 @@ Every game's plugin gives a few pages (``device.games.base.GamePlugin.howto_page
 a :class:`HowtoPage` with a title, a few short lines of rules and :class:`Picture` values (a
 real card face drawn by the plugin's ``card_face``, or a sign: a condition glyph or one of
 the game's symbols) with a caption under each; :func:`page_problem` says in one line what
-keeps a page from being drawn.  ``device.render.howto.draw_howto`` draws one page on the
+keeps a page from being drawn.  ``device.render.howto_page.draw_howto`` draws one page on the
 table display.  Lengths are characters; the limits follow from a page read from two metres
 on the 1920x1080 logical frame.
 """

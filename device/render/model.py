@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from device.phase import Phase
+from device.common.phase import Phase
 
 if TYPE_CHECKING:
     from device.render.face import AnyFace, PublicView
@@ -76,7 +76,7 @@ class TableModel:
 
     - ``game``: the game's plugin (``device.games``; in the lobby, the game chosen there):
       the table asks it for the game's zones, titles and card faces
-    - ``phase``: the game flow's phase (:class:`device.phase.Phase`; the wake-up race is
+    - ``phase``: the game flow's phase (:class:`device.common.phase.Phase`; the wake-up race is
       RI-2.3's "who got up earliest? slap!")
     - ``view``: the engine's public view (seat ``None``) or ``None`` in the lobby/wake-up;
       the table hands it to ``game`` only once ``game.public`` took it as that game's

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING
 
 import pygame
 
-from device.notices import banner_turn
-from device.phase import Phase
+from device.common.notices import banner_turn
+from device.common.phase import Phase
+from device.common.words import seat_name
 from device.render import anim
 from device.render.cards import CardPainter
 from device.render.layout import LOGICAL_SIZE, Letterbox, seat_zones
@@ -46,7 +47,6 @@ from device.render.table_zones import (
 )
 from device.render.text import Typesetter
 from device.render.zones import CardSpec, CountSpec, Paint, ZoneSpec
-from device.words import seat_name
 
 if TYPE_CHECKING:
     from device.render.face import PublicView, Zones

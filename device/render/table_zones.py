@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeAlias
 
-from device.notices import banner_turn
-from device.phase import Phase
+from device.common.notices import banner_turn
+from device.common.phase import Phase
+from device.common.words import seat_name
 from device.render import anim
 from device.render.layout import (
     BANNER,
@@ -47,7 +48,6 @@ from device.render.zones import (
     TopSpec,
     WakeSpec,
 )
-from device.words import seat_name
 
 if TYPE_CHECKING:
     import pygame

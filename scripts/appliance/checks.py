@@ -2,7 +2,7 @@
 database as ``python -m device history --json`` prints it (i9 contract: ``{"db",
 "integrity", "games": [{"id", "game", "seats", "seed", "options", "first", "seat_kinds",
 "outcome", "winner", "actions": [text, ...], ...}]}``, newest first) and the service's log
-line ``resumed game <id> (<game>) after <n> actions`` (device/session.py).
+line ``resumed game <id> (<game>) after <n> actions`` (device/store/session.py).
 
 Per boot (:func:`check_boot`), with ``probe`` the database exactly as the cut left it (a copy
 taken before the service started) and ``live`` the database read after READY:

@@ -6,7 +6,7 @@ game's seed and the action count (``tests/device/test_resume_exact.py``), so an 
 game is one sequence of actions whatever the clock did, and a game the VM finished through
 any number of power cuts must have exactly the actions of this one.  The console's timing
 comes from the same device flags the VM's service runs with (``--bot-move-ms`` ...:
-:func:`device.cli.timing_of`).  The actions are read back from the game database the
+:func:`device.modes.cli.timing_of`).  The actions are read back from the game database the
 reference journals into, through the same code as ``python -m device history``.
 """
 
@@ -51,12 +51,12 @@ def reference_actions(header: Mapping[str, Any], device_flags: Sequence[str]) ->
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-    from device.cli import build_parser, timing_of
     from device.console import Console, make_seats
-    from device.events import FakeQueue
+    from device.flow.lobby import LobbyChoices
     from device.games import PLUGINS
-    from device.journal import DB_NAME, open_read_only
-    from device.lobby import LobbyChoices
+    from device.modes.cli import build_parser, timing_of
+    from device.reactor.events import FakeQueue
+    from device.store.game_db import DB_NAME, open_read_only
     from drivers.clock import FakeClock
     from drivers.hand_display import open_hand_display
 

@@ -173,7 +173,7 @@ def test_a_run_copies_tracked_and_new_files_but_not_ignored_or_deleted(
 def test_the_reference_game_gets_the_flags_the_vm_service_runs_with() -> None:
     flags = device_flags((GUEST / "appliance-test.conf").read_text())
     assert flags == ["--bot-move-ms", "250"]
-    from device.cli import build_parser
+    from device.modes.cli import build_parser
 
     assert build_parser().parse_args(flags).bot_move_ms == 250
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from device.console import Console, make_seats
-from device.events import FakeQueue
-from device.lobby import LobbyChoices
-from device.present import TablePresenter
+from device.flow.lobby import LobbyChoices
+from device.modes.present import TablePresenter
+from device.reactor.events import FakeQueue
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.table_display import TableDisplay

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from device.hand_ui import Key
+from device.hands.composer import HandKey
 from drivers.clock import FakeClock
 from drivers.gpio import edge
 
@@ -117,12 +117,12 @@ class Bus:
         """Nothing to release."""
 
 
-def keys_for(hand: Any) -> list[Key]:
+def keys_for(hand: Any) -> list[HandKey]:
     """Keys a person would press to act: RIGHT (or LEFT) until a card (or DRAW) that plays,
     then SELECT, or the shortest other sequence (tried on copies of the composer)."""
     for n in range(30):
-        for way in (Key.RIGHT, Key.LEFT):
-            for tail in ([Key.SELECT], [Key.SELECT, Key.SELECT]):
+        for way in (HandKey.RIGHT, HandKey.LEFT):
+            for tail in ([HandKey.SELECT], [HandKey.SELECT, HandKey.SELECT]):
                 seq = [way] * n + tail
                 trial = copy.copy(hand)
                 if any(trial.key(k) is not None for k in seq):

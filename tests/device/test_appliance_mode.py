@@ -24,10 +24,10 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pytest
 from notify_helpers import received
 
-from device.config import ConfigError, computer_only_text, load_config
-from device.events import FakeQueue, Quit, hang_on_signal
-from device.fault_screen import Fault, FaultScreen
-from device.hardware import (
+from device.common.phase import Phase
+from device.config.loader import ConfigError, computer_only_text, load_config
+from device.modes.fault_screen import Fault, FaultScreen
+from device.modes.hardware import (
     CONFIG_POLL_NS,
     RIG_RETRY_NS,
     Rig,
@@ -39,8 +39,8 @@ from device.hardware import (
     open_rig,
     serve,
 )
-from device.notify import Notifier
-from device.phase import Phase
+from device.modes.notify import Notifier
+from device.reactor.events import FakeQueue, Quit, hang_on_signal
 from drivers.clock import FakeClock
 from drivers.errors import DeviceUnavailableError
 from drivers.table_display import TableDisplay
@@ -315,7 +315,7 @@ def test_the_fault_screen_uses_the_driver_the_broken_file_names(tmp_path: Path) 
 def test_the_config_fault_counts_the_other_problems() -> None:
     """One problem: no count; three: "2 more problems" and the command (the default file:
     no path in it)."""
-    from device.config import ETC_CONFIG
+    from device.config.loader import ETC_CONFIG
 
     one = config_fault(ConfigError(["a: bad"], str(ETC_CONFIG)), ETC_CONFIG)
     assert (one.problem, one.more) == ("a: bad", "")
@@ -386,7 +386,7 @@ def test_a_tv_that_cannot_open_exits_1_for_systemd_to_restart(
     def no_tv(*args: Any, **kw: Any) -> TableDisplay:
         raise DeviceUnavailableError("table display (kmsdrm)", "no screen connected")
 
-    monkeypatch.setattr("device.hardware.TableDisplay", no_tv)
+    monkeypatch.setattr("device.modes.hardware.TableDisplay", no_tv)
     notifier = Notifier({})
     sent: list[str] = []
     monkeypatch.setattr(notifier, "_send", sent.append)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from device.arbiter import (
+from device.slaps.arbiter import (
     ButtonNote,
     Contender,
     ReplayMismatchError,
@@ -490,8 +490,8 @@ def test_a_winner_who_keeps_holding_is_reported_stuck_after_the_stuck_time() -> 
     """The slap race on the loop's timers: seat 1 presses, wins the window after the settle
     time and never lets go; its stuck check is still scheduled, and when it comes (the
     press's edge + 3 s) the seat is stuck (the TV names :attr:`SlapRace.stuck`)."""
-    from device.slap_race import RaceTiming, SlapRace
-    from device.timers import Timers
+    from device.reactor.timers import Timers
+    from device.slaps.race import RaceTiming, SlapRace
     from drivers.slap import Press as DriverPress
 
     timers = Timers()

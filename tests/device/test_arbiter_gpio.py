@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from device.arbiter import SlapArbiter, SlapDecision, Verdict
+from device.slaps.arbiter import SlapArbiter, SlapDecision, Verdict
 from drivers.gpio import edge, mock_pin_factory
 from drivers.slap import Press, Release, SlapButtons
 

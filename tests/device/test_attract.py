@@ -1,4 +1,4 @@
-"""Attract mode's captions (device/attract.py and the plugins' ``caption``): the rule being
+"""Attract mode's captions (device/flow/attract.py and the plugins' ``caption``): the rule being
 applied in words, on the worked examples of docs/notation.md and along seeded whole games;
 public information only; bad input gives "" and one log line."""
 
@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from view_builders import rview
 
-from device.attract import DEMO_SEED_STEP, AttractMode, caption
+from device.flow.attract import DEMO_SEED_STEP, AttractMode, caption
+from device.flow.lobby import LobbyChoices
 from device.games import PLUGINS, get_plugin
 from device.games.riiing import RiiingPlugin
-from device.lobby import LobbyChoices
-from device.timers import Timers
+from device.reactor.timers import Timers
 from engine import get_game
 from engine.core import Event
 

@@ -1,4 +1,4 @@
-"""The device's config file (``device/config.py``): the bundled default, one clear line per
+"""The device's config file (``device/config/loader.py``): the bundled default, one clear line per
 malformed config, ``check-config``, the mux channel lookup, and the builder's wiring
 documents (``hardware/wiring.md``, ``hardware/wiring.svg``) against the bundled config and
 the 40-pin header."""
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from device.config import (
+from device.config.loader import (
     Config,
     ConfigError,
     NoHandheld,
@@ -568,11 +568,11 @@ def test_a_bad_sound_volume_is_one_log_line_and_the_default_volume(
     value: str, shown: str,
 ) -> None:
     """``[sound] volume = 11`` (or 3.5, "loud"): sound is never a reason to stop a game
-    (device/sound.py), so the config loads with the default volume 7 and one log line
+    (device/modes/sound.py), so the config loads with the default volume 7 and one log line
     names the key, the value and the default; ``check-config`` accepts the file (exit 0)
     and warns on stderr with the same words.  Before the fix the file failed check-config
     and the console never started."""
-    from device.config import DEFAULT_VOLUME
+    from device.config.loader import DEFAULT_VOLUME
 
     text = edit("volume = 7 ", f"volume = {value} ")
     path = tmp_path / "config.toml"

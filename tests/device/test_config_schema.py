@@ -1,6 +1,6 @@
-"""The config schema (``device/config_schema.py``): every key of every table is read by the
-generic reader (``device/config_read.py``) from one description, and the overview of
-``device/config.py`` names each of them."""
+"""The config schema (``device/config/schema.py``): every key of every table is read by the
+generic reader (``device/config/table_reader.py``) from one description, and the overview of
+``device/config/loader.py`` names each of them."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from dataclasses import MISSING, fields
 
 import pytest
 
-import device.config
-from device.config_read import KeySpec, Reading, read_table, toml_names
-from device.config_schema import (
+import device.config.loader
+from device.config.schema import (
     DisplayConfig,
     GpioConfig,
     I2cGpioBus,
@@ -22,6 +21,7 @@ from device.config_schema import (
     SoundConfig,
     WiredHandheld,
 )
+from device.config.table_reader import KeySpec, Reading, read_table, toml_names
 
 TABLES = (DisplayConfig, GpioConfig, I2cGpioBus, I2cMux, PathsConfig, SoundConfig, Keys,
           WiredHandheld, SerialHandheld, SeatConfig)
@@ -54,8 +54,8 @@ def test_every_key_has_a_check_and_a_default_or_a_missing_line(cls: type) -> Non
 
 @pytest.mark.parametrize("cls", TABLES, ids=lambda c: c.__name__)
 def test_the_overview_names_every_key(cls: type) -> None:
-    """``device.config``'s schema overview names every TOML key."""
-    doc = device.config.__doc__ or ""
+    """``device.config.loader``'s schema overview names every TOML key."""
+    doc = device.config.loader.__doc__ or ""
     names = {*toml_names(cls), *toml_names(cls, "i2c"), *toml_names(cls, "spi")}
     assert names
     for name in names:

@@ -21,11 +21,11 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest
 
 from device.console import Console, GameRecord, Timing, make_seats
-from device.events import Abandon, FakeQueue, HandheldBack, HandheldGone
+from device.flow.lobby import LobbyChoices
 from device.games import get_plugin
-from device.journal import DB_NAME, GameDB, StoredGame
-from device.lobby import LobbyChoices
-from device.present import TablePresenter
+from device.modes.present import TablePresenter
+from device.reactor.events import Abandon, FakeQueue, HandheldBack, HandheldGone
+from device.store.game_db import DB_NAME, GameDB, StoredGame
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.keys import KeyPress
@@ -547,7 +547,7 @@ def test_event_fields_that_cannot_be_formatted_are_one_log_line_each(
     """An int of 20,000 bits (past Python's 4,300-digit ``repr`` limit) or a field whose
     ``repr`` raises, in a seat, time or key: the event is one warning naming it, never an
     exception out of the loop, and the game goes on."""
-    from device.events import event_problem
+    from device.reactor.events import event_problem
 
     huge = 1 << 20000
     bad_events: list[object] = [
@@ -577,14 +577,14 @@ def test_an_event_check_that_raises_is_one_log_line_and_the_loop_goes_on(
 ) -> None:
     """Should checking an event raise, the loop logs one warning naming the event's type
     and goes on to the next event."""
-    import device.loop
+    import device.reactor.loop
 
     def broken(event: object) -> str | None:
         if isinstance(event, Press):
             raise ValueError("Exceeds the limit (4300 digits)")
         return None
 
-    monkeypatch.setattr(device.loop, "event_problem", broken)
+    monkeypatch.setattr(device.reactor.loop, "event_problem", broken)
     console, _clock, queue, _ = make_console(display, ("human", "human"))
     console.play_from(riiing_position(), console.clock.now_ns())
     caplog.set_level("INFO", logger="partytable")

@@ -17,8 +17,13 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pytest
 from console_helpers import console_for
 
+from device.common.phase import Phase
 from device.console import Console, GameRecord
-from device.events import (
+from device.flow.game_flow import Timing
+from device.flow.lobby import LobbyChoices, load_choices
+from device.games import get_plugin
+from device.modes.present import TablePresenter
+from device.reactor.events import (
     Abandon,
     FakeQueue,
     HandheldBack,
@@ -29,15 +34,10 @@ from device.events import (
     SimKey,
     Wake,
 )
-from device.flow import Timing
-from device.game_records import ActionRecord
-from device.games import get_plugin
-from device.journal import DB_NAME, GameDB, StateError, open_read_only
-from device.lobby import LobbyChoices, load_choices
-from device.loop import Loop
-from device.phase import Phase
-from device.present import TablePresenter
+from device.reactor.loop import Loop
 from device.render.model import TableModel
+from device.store.game_db import DB_NAME, GameDB, StateError, open_read_only
+from device.store.records import ActionRecord
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.keys import KeyPress
@@ -314,8 +314,8 @@ def test_the_simulator_keyboard_drives_buttons_handhelds_and_quit(display: Table
     DELETE abandons; ESC quits."""
     import pygame
 
-    from device.cli import SIM_SLAP_PINS
-    from device.sim import SimKeyboard
+    from device.modes.cli import SIM_SLAP_PINS
+    from device.modes.sim import SimKeyboard
     from drivers.slap import SlapButtons, mock_pin_factory
 
     console, _clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
@@ -666,7 +666,7 @@ def test_the_flow_cues_a_ring_a_slap_and_a_win(display: TableDisplay) -> None:
     """The flow's own sound cues: "ring" at the flip that shows the wake-up race and a
     RIIING! window (never before the picture), "slap" when a slap wins it, "refusal" for a
     refused action, "win" at a game won; the sound player gets the names in order
-    (device.sound plays them)."""
+    (device.modes.sound plays them)."""
     cues: list[str] = []
     console, clock, queue, _ = make(display, ("human", "human"), cue=cues.append)
     assert cues == ["ring"]  # the wake-up race's screen
@@ -1036,7 +1036,7 @@ def test_a_round_end_stays_on_the_tv_for_four_seconds(display: TableDisplay) -> 
 
 
 class Knob:
-    """A sound player's volume as the flow sees it (device.sound.SoundPlayer)."""
+    """A sound player's volume as the flow sees it (device.modes.sound.SoundPlayer)."""
 
     def __init__(self, volume: int) -> None:
         self.volume = volume

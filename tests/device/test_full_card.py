@@ -22,8 +22,8 @@ import pytest
 from card_helpers import console_on, hand_over, owner_for_test, run_unprivileged
 
 from device.console import GameRecord
-from device.journal import DB_NAME, GameDB
-from device.session import GameSession, GameStore
+from device.store.game_db import DB_NAME, GameDB
+from device.store.session import GameSession, GameStore
 from drivers.table_display import TableDisplay
 
 S = 1_000_000_000
@@ -254,8 +254,8 @@ def test_a_state_directory_the_console_may_not_enter_is_one_line_and_it_plays(
     are not saved because the directory cannot be entered (its mode and owner), and the
     console deals and plays.  Run by an unprivileged process, since root ignores the
     mode."""
-    from device.config import computer_only_text, parse_config
-    from device.hardware import lobby_choices
+    from device.config.loader import computer_only_text, parse_config
+    from device.modes.hardware import lobby_choices
 
     where = Path(tempfile.mkdtemp(prefix="pt-noenter-", dir="/tmp"))
     try:

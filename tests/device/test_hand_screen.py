@@ -1,4 +1,4 @@
-"""The 128x64 hand screen renderer (device/render/hand.py) on luma dummy devices: pixels
+"""The 128x64 hand screen renderer (device/hands/screen.py) on luma dummy devices: pixels
 of the cursor, playable bars, header, pickers, prompt; frames sent only on change."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from PIL import Image
 from view_builders import rview, tview
 
 from device.games import get_plugin
-from device.hand_ui import HandComposer, HandScreenModel, Key, Picker, Tile
-from device.render.hand import (
+from device.hands.composer import HandComposer, HandKey, HandScreenModel, Picker, Tile
+from device.hands.screen import (
     BAR_Y0,
     BAR_Y1,
     GLYPHS,
@@ -35,7 +35,7 @@ from device.render.hand import (
 )
 from engine import get_game
 
-L, R, S, B = Key.LEFT, Key.RIGHT, Key.SELECT, Key.BACK
+L, R, S, B = HandKey.LEFT, HandKey.RIGHT, HandKey.SELECT, HandKey.BACK
 
 
 class CountingDummy(dummy):  # type: ignore[misc]
@@ -107,7 +107,7 @@ ROT_LEGAL = (
 )
 
 
-def riiing_model(keys: Iterable[Key] = (R,)) -> HandScreenModel:
+def riiing_model(keys: Iterable[HandKey] = (R,)) -> HandScreenModel:
     """A Riiing! hand of seven with the cursor moved by ``keys``."""
     ui = get_plugin("riiing").hand(2)
     ui.show("play", rview(RHAND, RLEGAL))
@@ -116,7 +116,7 @@ def riiing_model(keys: Iterable[Key] = (R,)) -> HandScreenModel:
     return ui.screen()
 
 
-def rot_ui(keys: Iterable[Key]) -> HandComposer:
+def rot_ui(keys: Iterable[HandKey]) -> HandComposer:
     """The docs/notation.md worked example 3 hand (J 2 6 Z3 on a 4) after ``keys``."""
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(ROT_HAND, ROT_LEGAL))
@@ -380,7 +380,7 @@ def test_banner_phases_draw_big_text() -> None:
 
 
 def test_pngs_for_people(tmp_path: Path) -> None:
-    """Key screens render to 4x PNGs: a Riiing! hand, a pair being composed, the Joker value
+    """HandKey screens render to 4x PNGs: a Riiing! hand, a pair being composed, the Joker value
     picker, the target picker."""
     shots = {
         "riiing_hand": riiing_model([R]),
@@ -415,7 +415,7 @@ def test_prompts_fit_the_line_in_random_play(game: str) -> None:
             ui = get_plugin(game).hand(seat)
             ui.show("play", engine.view(pos, seat))
             for _ in range(12):
-                ui.key(rng.choice(list(Key)))
+                ui.key(rng.choice(list(HandKey)))
                 model = ui.screen()
                 assert text_width(model.prompt, 10) <= WIDTH - 4, model.prompt
                 assert text_width(model.condition, 10) <= 60, model.condition

@@ -16,11 +16,11 @@ from PIL import Image
 from view_builders import rview, tview
 
 from device.games import get_plugin
-from device.hand_ui import HandComposer, HandScreenModel, Key
-from device.render.hand import HEIGHT, PROMPT_TOP, WIDTH, HandScreen, text_mask, text_width
+from device.hands.composer import HandComposer, HandKey, HandScreenModel
+from device.hands.screen import HEIGHT, PROMPT_TOP, WIDTH, HandScreen, text_mask, text_width
 from engine import get_game
 
-L, R, S, B = Key.LEFT, Key.RIGHT, Key.SELECT, Key.BACK
+L, R, S, B = HandKey.LEFT, HandKey.RIGHT, HandKey.SELECT, HandKey.BACK
 ROT = get_game("right-on-time")
 
 NOTATION = re.compile(r"J=|@\d|>\d|<=|/|\{|\bZ\d|\bD\d")
@@ -43,7 +43,7 @@ def rot_legal(hand: list[str], top: int | None, seats: int = 3, seat: int = 0) -
     return [str(a) for a in ROT.legal(pos)]
 
 
-def keys(ui: HandComposer, presses: Iterable[Key]) -> list[str | None]:
+def keys(ui: HandComposer, presses: Iterable[HandKey]) -> list[str | None]:
     """Press ``presses`` in order; the text of what each returned (an engine action)."""
     out = [ui.key(k) for k in presses]
     assert not any(isinstance(a, str) for a in out), "a composer returned text"
@@ -198,7 +198,7 @@ def test_random_play_speaks_words_and_starts_on_the_only_choice(game: str, seed:
                 assert model.cursor == playable[0], model
                 starts += 1
             for _ in range(10):
-                ui.key(rng.choice(list(Key)))
+                ui.key(rng.choice(list(HandKey)))
                 model = ui.screen()
                 texts = [model.prompt, *model.banner]
                 if model.picker is not None:

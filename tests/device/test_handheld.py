@@ -13,12 +13,12 @@ from view_builders import rview, tview
 
 from device.games import get_plugin
 from device.games.right_on_time.lay_plan import rot_tokens
-from device.games.riiing.hand import hand_condition as riiing_condition
-from device.hand_ui import VISIBLE_TILES, HandComposer, HandScreenModel, Key
+from device.games.riiing.ri_hand import hand_condition as riiing_condition
+from device.hands.composer import VISIBLE_TILES, HandComposer, HandKey, HandScreenModel
 from engine import get_game
 from engine.riiing.view import RiiingView
 
-L, R, S, B = Key.LEFT, Key.RIGHT, Key.SELECT, Key.BACK
+L, R, S, B = HandKey.LEFT, HandKey.RIGHT, HandKey.SELECT, HandKey.BACK
 
 
 # --- view builders ---------------------------------------------------------------------------
@@ -31,7 +31,7 @@ def said(action: object) -> str | None:
     return None if action is None else str(action)
 
 
-def press(ui: HandComposer, keys: Iterable[Key]) -> list[str | None]:
+def press(ui: HandComposer, keys: Iterable[HandKey]) -> list[str | None]:
     """Press ``keys`` in order; the text of what each press returned."""
     return [said(ui.key(k)) for k in keys]
 
@@ -730,7 +730,7 @@ def test_with_nothing_playable_the_cursor_starts_on_draw() -> None:
                       demand=None, phones=0, window=None, winner=None, legal=("draw",))
     ui = get_plugin("riiing").hand(0)
     ui.show("play", view)
-    assert said(ui.key(Key.SELECT)) == "draw"
+    assert said(ui.key(HandKey.SELECT)) == "draw"
 
 
 def test_ziehen_and_the_draw_tile_have_different_glyphs() -> None:

@@ -18,10 +18,10 @@ import pytest
 from rig_helpers import MS, WIRED_KEYS, Bus, S, keys_for, main_until_sigterm, write_rig_config
 from rig_helpers import tap as rig_tap
 
-from device.config import load_config
-from device.events import FakeQueue, Redraw
-from device.hardware import hardware_console, open_rig
-from device.phase import Phase
+from device.common.phase import Phase
+from device.config.loader import load_config
+from device.modes.hardware import hardware_console, open_rig
+from device.reactor.events import FakeQueue, Redraw
 from device.render.layout import BANNER
 from device.render.text import Typesetter
 from drivers.clock import FakeClock
@@ -130,7 +130,7 @@ def test_a_held_slap_wakes_the_loop_and_reaches_the_flow_at_its_check(
     (the driver posts a Wake), the loop's ticker reads the line 1 ms later and again 1 ms
     after that, and hands the flow one Press stamped at the edge -- on the fake clock, at
     that second reading, not at some later wake-up."""
-    from device.events import Wake
+    from device.reactor.events import Wake
     from drivers.slap import Press
 
     clock: FakeClock = rig_parts["clock"]

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from card_helpers import hand_over, run_unprivileged
 
-from device.game_records import ActionRecord, DecisionRecord, JournalHeader
-from device.history import main
-from device.journal import DB_NAME, GameDB, SlapRow
+from device.modes.history import main
+from device.store.game_db import DB_NAME, GameDB, SlapRow
+from device.store.records import ActionRecord, DecisionRecord, JournalHeader
 
 HEADER = JournalHeader(game="riiing", seats=3, seed=42, options={"false_slap_penalty": 1},
                        first=1, device_seed=977, seat_kinds=("human", "computer", "human"))

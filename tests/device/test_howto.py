@@ -1,5 +1,5 @@
-"""The "How to play" pages (device/howto.py, the plugins' howto.py) and their drawing on the
-TV (device/render/howto.py): content within the page limits, real cards, rule ids that
+"""The "How to play" pages (device/flow/howto.py, the plugins' howto.py) and their drawing on the
+TV (device/render/howto_page.py): content within the page limits, real cards, rule ids that
 exist, bad pages left out, and a page readable at 1920x1080 and scaled to 480x270."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from pathlib import Path
 import pygame
 import pytest
 
+from device.flow.howto import HowtoBook, HowtoScreen, pages
 from device.games import PLUGINS, get_plugin
 from device.games.base import GamePlugin
 from device.games.riiing import RiiingPlugin
-from device.hand_ui import Key
-from device.howto import HowtoBook, HowtoScreen, pages
-from device.render import howto as render_howto
+from device.hands.composer import HandKey
+from device.render import howto_page as render_howto
 from device.render.cards import CardPainter
 from device.render.howto_model import MAX_LINES, HowtoPage, Picture, page_problem
 from device.render.icons import GLYPHS
@@ -228,11 +228,11 @@ def test_the_howto_screen_turns_pages_with_the_keys_and_back_closes_it() -> None
     """RIGHT and SELECT turn a page on, LEFT back (wrapping to the last page), BACK closes
     the screen (the flow shows the lobby); a key with no book open closes it too."""
     screen = HowtoScreen()
-    assert not screen.key(Key.RIGHT) and screen.book is None
+    assert not screen.key(HandKey.RIGHT) and screen.book is None
     book = screen.open(get_plugin("right-on-time"))
     assert screen.book is book and book.index == 0 and len(book.pages) >= 2
-    assert screen.key(Key.RIGHT) and book.index == 1
-    assert screen.key(Key.SELECT) and book.index == 2 % len(book.pages)
-    assert screen.key(Key.LEFT) and screen.key(Key.LEFT) and book.index == 0
-    assert screen.key(Key.LEFT) and book.index == len(book.pages) - 1
-    assert not screen.key(Key.BACK) and screen.book is None
+    assert screen.key(HandKey.RIGHT) and book.index == 1
+    assert screen.key(HandKey.SELECT) and book.index == 2 % len(book.pages)
+    assert screen.key(HandKey.LEFT) and screen.key(HandKey.LEFT) and book.index == 0
+    assert screen.key(HandKey.LEFT) and book.index == len(book.pages) - 1
+    assert not screen.key(HandKey.BACK) and screen.book is None

@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 from card_helpers import hand_over, run_unprivileged
 
-from device.arbiter import SlapArbiter
-from device.atomic_file import write_atomic
-from device.game_records import ActionRecord, DecisionRecord, JournalError, JournalHeader, Record
-from device.journal import (
+from device.slaps.arbiter import SlapArbiter
+from device.store.atomic_file import write_atomic
+from device.store.game_db import (
     DB_NAME,
     KEEP_GAMES,
     SCHEMA_VERSION,
@@ -30,7 +29,8 @@ from device.journal import (
     open_read_only,
     utc_now,
 )
-from device.session import GameStore
+from device.store.records import ActionRecord, DecisionRecord, JournalError, JournalHeader, Record
+from device.store.session import GameStore
 
 HEADER = JournalHeader(
     game="riiing",
@@ -529,7 +529,7 @@ def test_a_slap_row_the_table_refuses_never_blocks_the_game(
     """The slaps table goes wrong while the console runs (after the open-time check): each
     slap row it refuses is dropped with one log line naming the table, and its record and
     every later one are still written, so the game is saved in full."""
-    from device.session import GameStore, JournalWriter
+    from device.store.session import GameStore, JournalWriter
 
     store = GameStore(tmp_path)
     writer = JournalWriter(store, HEADER)

@@ -1,5 +1,5 @@
-"""lobby.json read key by key (device/lobby.py) and the command line
-over it (device/cli.py): a bad value is one log line naming its key and value, only that
+"""lobby.json read key by key (device/flow/lobby.py) and the command line
+over it (device/modes/cli.py): a bad value is one log line naming its key and value, only that
 key falls back to its default; a file that cannot be read at all is one line, defaults."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from device.cli import build_parser, command_line_choices, sim_choices
-from device.lobby import MAX_FILE_BYTES, LobbyChoices, load_choices
-from device.phase import Phase
+from device.common.phase import Phase
+from device.flow.lobby import MAX_FILE_BYTES, LobbyChoices, load_choices
+from device.modes.cli import build_parser, command_line_choices, sim_choices
 from drivers.table_display import TableDisplay
 
 GOOD = LobbyChoices(game="right-on-time", kinds=("human", "computer", "computer"),
@@ -22,9 +22,9 @@ GOOD = LobbyChoices(game="right-on-time", kinds=("human", "computer", "computer"
 
 
 def lines_of(caplog: pytest.LogCaptureFixture) -> list[str]:
-    """The warning lines device.lobby logged."""
+    """The warning lines device.flow.lobby logged."""
     return [r.getMessage() for r in caplog.records
-            if r.name == "device.lobby" and r.levelno == logging.WARNING]
+            if r.name == "device.flow.lobby" and r.levelno == logging.WARNING]
 
 
 def write(path: Path, obj: object) -> Path:
@@ -204,7 +204,7 @@ def test_the_strict_reader_names_the_first_bad_key() -> None:
 
 
 class Knob:
-    """The sound player's volume as the flow sees it (``device.flow.VolumeKnob``)."""
+    """The sound player's volume as the flow sees it (``device.flow.game_flow.VolumeKnob``)."""
 
     def __init__(self, volume: int) -> None:
         self.volume = volume
@@ -250,12 +250,12 @@ def test_every_command_line_choice_the_lobby_saves_wins(tmp_path: Path) -> None:
 def test_the_console_plays_at_the_command_lines_volume(
     display: TableDisplay, tmp_path: Path
 ) -> None:
-    """The flow takes the lobby's volume over the sound player's (device.flow.open): with
+    """The flow takes the lobby's volume over the sound player's (device.flow.game_flow.open): with
     `--volume 2` the sound player ends at 2 although lobby.json says 4 and the player was
     opened at 7; without the flag at lobby.json's 4."""
     from device.console import Console, make_seats
-    from device.events import FakeQueue
-    from device.present import TablePresenter
+    from device.modes.present import TablePresenter
+    from device.reactor.events import FakeQueue
     from drivers.clock import FakeClock
     from drivers.hand_display import open_hand_display
 
@@ -279,9 +279,9 @@ def test_hardware_mode_takes_the_command_line_over_lobby_json(tmp_path: Path) ->
     """On the Pi's path (``hardware_console``) `--volume 3 --game riiing` win over
     lobby.json's volume 4 and Right on Time; the config's seat count still bounds the
     seats (`--seats 5` on a 3-seat config plays 3)."""
-    from device.config import computer_only_text, load_config
-    from device.events import FakeQueue
-    from device.hardware import hardware_console, open_rig
+    from device.config.loader import computer_only_text, load_config
+    from device.modes.hardware import hardware_console, open_rig
+    from device.reactor.events import FakeQueue
     from drivers.clock import FakeClock
 
     (tmp_path / "state").mkdir()

@@ -1,4 +1,4 @@
-"""The lobby's choices (device/lobby.py) and the table's event lines (device/narrate.py)."""
+"""The lobby's choices (device/flow/lobby.py) and the table's event lines (device/narrate.py)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from device.flow.lobby import Lobby, LobbyChoices, load_choices
 from device.games import PLUGINS, get_plugin
-from device.games.right_on_time.narrate import card_words as rot_card_words
-from device.games.riiing.narrate import event_line as narrate_riiing
-from device.games.riiing.words import card_words as riiing_card_words
-from device.lobby import Lobby, LobbyChoices, load_choices
+from device.games.right_on_time.rt_narrate import card_words as rot_card_words
+from device.games.riiing.ri_narrate import event_line as narrate_riiing
+from device.games.riiing.ri_words import card_words as riiing_card_words
 from engine.core import Event
 
 

@@ -1,7 +1,7 @@
 """The slap margin in one set of words (RI-6.3): the TV's top line and
 the pile zone's result box both say a margin under a millisecond as "by less than 1 ms"
-(``device.words.margin_words``), and the handheld asks for "an 8", not "a 8"
-(``device.words.a_number``)."""
+(``device.common.words.margin_words``), and the handheld asks for "an 8", not "a 8"
+(``device.common.words.a_number``)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ import pytest
 from console_helpers import console_for
 from view_builders import rview
 
+from device.common.words import a_number, margin_words
 from device.console import Console
-from device.events import FakeQueue
+from device.flow.lobby import LobbyChoices
 from device.games import get_plugin
-from device.games.riiing.narrate import condition_caption
-from device.hand_ui import Key
-from device.lobby import LobbyChoices
+from device.games.riiing.ri_narrate import condition_caption
+from device.hands.composer import HandKey
+from device.reactor.events import FakeQueue
 from device.render.table import TableScene
 from device.render.zones import PileSpec
-from device.words import a_number, margin_words
 from drivers.clock import FakeClock
 from drivers.slap import Press
 from drivers.table_display import TableDisplay
@@ -102,9 +102,9 @@ def test_the_handheld_asks_for_an_8(last: str, said: str) -> None:
     ui = get_plugin("riiing").hand(2)
     ui.show("play", view)
     assert ui.screen().prompt == f"SEL: play {number} COFFEE"
-    ui.key(Key.RIGHT)
+    ui.key(HandKey.RIGHT)
     assert ui.screen().prompt == f"Need {said}"
-    ui.key(Key.SELECT)
+    ui.key(HandKey.SELECT)
     model = ui.screen()
     assert model.alert and model.prompt == f"No: need {said}"
     assert condition_caption(view) == f"SAME NUMBER: play {said}"

@@ -1,8 +1,8 @@
-"""The TV's notices (device/notices.py): a list of (text, until_ns) drawn with one join."""
+"""The TV's notices (device/common/notices.py): a list of (text, until_ns) drawn with one join."""
 
 from __future__ import annotations
 
-from device.notices import SEPARATOR, Notice, Notices
+from device.common.notices import SEPARATOR, Notice, Notices
 
 S = 1_000_000_000
 

@@ -1,4 +1,4 @@
-"""sd_notify (``device.notify``) against a real bound ``AF_UNIX`` datagram socket, the way
+"""sd_notify (``device.modes.notify``) against a real bound ``AF_UNIX`` datagram socket, the way
 systemd listens (docs/hardware-facts.md, "systemd notify"): READY/WATCHDOG/STOPPING/STATUS, the
 watchdog's half interval on a fake monotonic clock, an abstract ``@`` name, no socket at all,
 a socket that went away; and ``python -m device`` on a mock rig telling systemd READY after
@@ -20,7 +20,7 @@ import pytest
 from notify_helpers import received
 from rig_helpers import main_until_sigterm
 
-from device.notify import Notifier
+from device.modes.notify import Notifier
 
 S = 1_000_000_000
 
@@ -129,7 +129,7 @@ def test_no_notify_socket_is_a_no_op(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("a socket was made without NOTIFY_SOCKET")
 
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
-    monkeypatch.setattr("device.notify.socket.socket", no_socket)
+    monkeypatch.setattr("device.modes.notify.socket.socket", no_socket)
     for notifier in (Notifier(), Notifier({"WATCHDOG_USEC": "10000000"})):
         assert not notifier.enabled
         notifier.ready()
@@ -227,7 +227,7 @@ def test_python_m_device_tells_systemd_ready_after_its_first_frame_and_stopping_
     """The hook in ``run_hardware``: on a mock pin factory and SDL's dummy TV, under a
     NOTIFY_SOCKET with a 1 s watchdog, the first datagram is READY=1 and it comes after a
     frame was presented; the loop sends WATCHDOG=1; SIGTERM ends it with STOPPING=1, exit 0."""
-    from device.present import TablePresenter
+    from device.modes.present import TablePresenter
     from drivers.gpio import mock_pin_factory
 
     sock, path = listener

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from device.games import get_plugin
-from device.session import GameSession
+from device.store.session import GameSession
 from engine import get_game
 from engine.riiing.actions import RiiingAction
 

@@ -37,11 +37,11 @@ from typing import Any
 import pytest
 
 from device.console import Console, make_seats
-from device.events import FakeQueue
+from device.flow.lobby import LobbyChoices
 from device.games import get_plugin
-from device.journal import DB_NAME, open_read_only
-from device.lobby import LobbyChoices
-from device.session import GameRecord
+from device.reactor.events import FakeQueue
+from device.store.game_db import DB_NAME, open_read_only
+from device.store.session import GameRecord
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 

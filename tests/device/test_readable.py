@@ -32,18 +32,18 @@ import pytest
 from luma.core.device import dummy  # type: ignore[import-untyped]
 from PIL import Image
 
+from device.common.phase import Phase
 from device.console import Console, Timing, make_seats
-from device.events import FakeQueue
+from device.flow.lobby import Lobby, LobbyChoices
 from device.games import get_plugin
 from device.games.base import GamePlugin
-from device.hand_ui import HandScreenModel, Tile
-from device.lobby import Lobby, LobbyChoices
-from device.phase import Phase
-from device.present import TablePresenter
+from device.hands.composer import HandScreenModel, Tile
+from device.hands.screen import GLYPH_SIZE, GLYPHS, TILE_PITCH, TILE_TOP, TILE_X0, HandScreen
+from device.modes.present import TablePresenter
+from device.reactor.events import FakeQueue
 from device.render import icons
 from device.render.cards import CardPainter
 from device.render.figures import PLUS_CARD, Box, Figure, cells
-from device.render.hand import GLYPH_SIZE, GLYPHS, TILE_PITCH, TILE_TOP, TILE_X0, HandScreen
 from device.render.layout import (
     CARD,
     CENTRE,

@@ -1,7 +1,7 @@
-"""The restore offer (device/restore_offer.py): the whole seconds left on the TV, one loop
+"""The restore offer (device/flow/restore_offer.py): the whole seconds left on the TV, one loop
 timer per second, the choices the console was started with given back once; and what the
-console restores at its start (device/flow.py, device/session.py): a damaged game row is
-named and marked, a game that was over shows its result."""
+console restores at its start (device/flow/game_flow.py, device/store/session.py): a damaged
+game row is named and marked, a game that was over shows its result."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from card_helpers import console_on
 
-from device import journal
+from device.common.notices import Notices
+from device.common.phase import Phase
+from device.common.words import seat_name
 from device.console import GameRecord
-from device.journal import DB_NAME, GameDB
-from device.lobby import LobbyChoices
-from device.notices import Notices
-from device.phase import Phase
-from device.restore_offer import RESUMED, RestoreOffer
-from device.timers import Timers
-from device.words import seat_name
+from device.flow.lobby import LobbyChoices
+from device.flow.restore_offer import RESUMED, RestoreOffer
+from device.reactor.timers import Timers
+from device.store import game_db as journal
+from device.store.game_db import DB_NAME, GameDB
 from drivers.table_display import TableDisplay
 
 MS = 1_000_000
@@ -162,8 +162,8 @@ def test_a_game_of_more_seats_than_the_console_has_is_named_once_and_marked(
     3 seats and is not restored, the game is marked abandoned (the reason in its
     summary), and the next start neither tries it nor says it again."""
     from device.console import Console, make_seats
-    from device.events import FakeQueue
-    from device.present import TablePresenter
+    from device.modes.present import TablePresenter
+    from device.reactor.events import FakeQueue
     from drivers.clock import FakeClock
     from drivers.hand_display import open_hand_display
 
@@ -321,7 +321,7 @@ def test_the_game_databases_tv_lines_fit_the_banner_whole() -> None:
     size, so the reason is never cut off with "..."."""
     from device.render.layout import BANNER
     from device.render.text import Typesetter
-    from device.session import IN_USE, NOT_RESTORED, REFUSES
+    from device.store.session import IN_USE, NOT_RESTORED, REFUSES
 
     width = BANNER.width - 140  # BannerSpec.paint: the text beside the warning mark
     lines = [DAMAGED, f"{NOT_RESTORED}: database cannot be read",

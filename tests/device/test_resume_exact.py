@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from device.console import Console, GameRecord, make_seats
-from device.events import FakeQueue
-from device.lobby import LobbyChoices
+from device.flow.lobby import LobbyChoices
+from device.hands.seats import Seat
+from device.reactor.events import FakeQueue
 from device.render.model import TableModel
-from device.seats import Seat
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 

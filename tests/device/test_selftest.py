@@ -18,10 +18,10 @@ import pytest
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
 from device.console import make_seats
-from device.events import FakeQueue
 from device.games import PLUGINS
-from device.present import TablePresenter
-from device.selftest import KEYS, PATTERN_NS, SelfTest, pattern_image, run_selftest
+from device.modes.present import TablePresenter
+from device.modes.selftest import KEYS, PATTERN_NS, SelfTest, pattern_image, run_selftest
+from device.reactor.events import FakeQueue
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.keys import KeyPress
@@ -186,7 +186,7 @@ def selftest_on_the_pi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     lgpio = types.ModuleType("lgpio")
     lgpio.error = FakeLgpioError  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "lgpio", lgpio)
-    monkeypatch.setattr("device.hardware.service_state", lambda: service)
+    monkeypatch.setattr("device.modes.hardware.service_state", lambda: service)
 
     def open_pin_factory(*args: Any, **kwargs: Any) -> Any:
         assert factory is not None, "the self-test opened the GPIO chip"
@@ -252,7 +252,7 @@ def test_service_state_asks_systemctl_and_needs_no_systemd(
 ) -> None:
     """``systemctl is-active partytable.service``'s word (it exits 3 for anything but
     active, and says "activating" during a restart); ``None`` without systemctl."""
-    from device.hardware import service_state
+    from device.modes.hardware import service_state
 
     fake = tmp_path / "systemctl"
     fake.write_text('#!/bin/sh\n[ "$1 $2" = "is-active partytable.service" ] || exit 9\n'

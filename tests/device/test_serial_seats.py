@@ -19,12 +19,12 @@ from PIL import Image, ImageDraw
 from rig_helpers import MS, WIRED_KEYS, Bus, S, keys_for, write_rig_config
 from rig_helpers import tap as rig_tap
 
-from device.config import load_config
-from device.emulator import EmulatedHandheld
-from device.events import FakeQueue
-from device.hardware import hardware_console, open_rig
-from device.phase import Phase
-from device.render.hand import draw_hand
+from device.common.phase import Phase
+from device.config.loader import load_config
+from device.hands.screen import draw_hand
+from device.modes.emulator import EmulatedHandheld
+from device.modes.hardware import hardware_console, open_rig
+from device.reactor.events import FakeQueue
 from drivers.clock import FakeClock
 from drivers.gpio import mock_pin_factory
 from drivers.keys import KeyPress
@@ -255,7 +255,7 @@ def test_keys_typed_past_the_key_queue_wait_and_none_is_dropped() -> None:
     """With no console to ACK them, 200 typed keys fill the core's 32-edge KEY queue with
     16 whole presses (down and up: no key left held down); the other 184 wait in order,
     none dropped (the burst test above sees them go as the console ACKs)."""
-    from device.emulator import KeyTyper
+    from device.modes.emulator import KeyTyper
 
     clock = FakeClock(20 * S)
     handheld = EmulatedHandheld("typer-1", boot_id=5, clock=clock)

@@ -1,5 +1,5 @@
-"""The simulator's keyboard and window on SDL's dummy drivers (device/sim.py,
-device/present.py): its slap keys take the hardware's path (gpiozero ``MockFactory`` ->
+"""The simulator's keyboard and window on SDL's dummy drivers (device/modes/sim.py,
+device/modes/present.py): its slap keys take the hardware's path (gpiozero ``MockFactory`` ->
 ``Press`` -> the flow), so a key for a seat that is not in the game is said once on the TV,
 as a real button nobody sits at is.  Times are fake CLOCK_MONOTONIC ns."""
 
@@ -18,13 +18,13 @@ from typing import Any
 import pygame
 import pytest
 
-from device.cli import SIM_SLAP_PINS
+from device.common.phase import Phase
 from device.console import Console, make_seats
-from device.events import FakeQueue, SimKey
-from device.lobby import LobbyChoices
-from device.phase import Phase
-from device.present import SimPresenter
-from device.sim import KEYMAP, SimKeyboard, sim_slap_buttons
+from device.flow.lobby import LobbyChoices
+from device.modes.cli import SIM_SLAP_PINS
+from device.modes.present import SimPresenter
+from device.modes.sim import KEYMAP, SimKeyboard, sim_slap_buttons
+from device.reactor.events import FakeQueue, SimKey
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.slap import Press, SlapButtons, mock_pin_factory
@@ -78,7 +78,7 @@ def test_a_slap_key_of_a_seat_not_in_the_game_is_said_once_on_the_tv(
     """Key 4 in a 2-seat game presses seat 4's button (a Press, as on a Pi); the TV says
     "Seat 4's button is not in this game" once: pressed again after the notice has gone,
     nothing more is said, and the game goes on (no slap for anyone)."""
-    caplog.set_level(logging.WARNING, logger="device.flow")
+    caplog.set_level(logging.WARNING, logger="device.flow.game_flow")
     console, queue, _tv = sim_console(window, ("human", "computer"), game, skip_lobby=True)
     clock = window.clock
     assert isinstance(clock, FakeClock)
@@ -154,8 +154,8 @@ def test_the_sim_window_draws_the_how_to_play_page_with_its_title_and_cards(
     the simulator window's table part is that page as ``draw_howto`` draws it (title, rule
     lines, the real card faces), with the title's ink and a card's paper in their places,
     and not the table scene's "Unknown screen" (what it showed before f779cd5)."""
-    from device.howto import HowtoBook
-    from device.render.howto import MARGIN, TITLE_PX, TOP_H, draw_howto
+    from device.flow.howto import HowtoBook
+    from device.render.howto_page import MARGIN, TITLE_PX, TOP_H, draw_howto
     from device.render.layout import LOGICAL_W, Letterbox
     from device.render.palette import PAPER, TEXT
     from device.render.table import TableScene
@@ -241,7 +241,7 @@ def test_backspace_on_the_restore_offer_declines_it_while_a_computer_is_to_move(
     window: TableDisplay, tmp_path: Path, key: int, phase: Phase
 ) -> None:
     """The restored game's seats are both computers, so nobody at the table is to move;
-    the keys still reach a handheld (the flow takes any handheld's answer, device/flow.py
+    the keys still reach a handheld (the flow takes any handheld's answer, device/flow/game_flow.py
     ``on_key``): BACKSPACE declines the offer (the lobby), ENTER and an arrow go on with
     the game at once, and the offer leaves the TV.  Before the fix the keys were dropped
     (``SimKeyboard.active_seat`` was ``None``) and the offer stood."""
@@ -264,7 +264,7 @@ def test_backspace_on_the_restore_offer_declines_it_while_a_computer_is_to_move(
 
 def start_demo(window: TableDisplay) -> tuple[Console, FakeQueue]:
     """A 2-seat lobby left untouched for its idle minute: the attract-mode demo plays."""
-    from device.attract import ATTRACT_NS, DEMO_HINT
+    from device.flow.attract import ATTRACT_NS, DEMO_HINT
 
     console, queue, _tv = sim_console(window, ("human", "computer"), "right-on-time")
     clock = window.clock

@@ -31,12 +31,12 @@ import json, sys, time
 from pathlib import Path
 import pygame
 from gpiozero.pins.mock import MockFactory
-from device.cli import SIM_SLAP_PINS
+from device.modes.cli import SIM_SLAP_PINS
 from device.console import Console, make_seats
-from device.events import DeviceQueue, SdlPump
-from device.lobby import LobbyChoices
-from device.present import SimPresenter
-from device.sim import KEYMAP, SimKeyboard, sim_slap_buttons
+from device.reactor.events import DeviceQueue, SdlPump
+from device.flow.lobby import LobbyChoices
+from device.modes.present import SimPresenter
+from device.modes.sim import KEYMAP, SimKeyboard, sim_slap_buttons
 from drivers.clock import MonotonicClock
 from drivers.hand_display import open_hand_display
 from drivers.table_display import TableDisplay
@@ -145,17 +145,17 @@ def test_sim_window_opens_under_x11_and_keys_play_a_move(xdisplay: str, tmp_path
 SELFTEST_SCRIPT = r"""
 import sys, threading, time
 import pygame
-import device.selftest
+import device.modes.selftest
 from device.main import main
 
 made = []
-real_init = device.selftest.SelfTest.__init__
+real_init = device.modes.selftest.SelfTest.__init__
 
 def keep(self, *args, **kw):
     real_init(self, *args, **kw)
     made.append(self)
 
-device.selftest.SelfTest.__init__ = keep
+device.modes.selftest.SelfTest.__init__ = keep
 
 def press_for_people():
     # each key is pressed once its check is on the TV (never a fixed sleep: CI is slow)

@@ -1,4 +1,4 @@
-"""Sound (device/sound.py, scripts/make_sounds.py, device/sounds/, the plugins' cues).
+"""Sound (device/modes/sound.py, scripts/make_sounds.py, device/sounds/, the plugins' cues).
 
 On SDL's ``dummy`` audio driver: which sound plays on which event through whole console
 games, a WAV that will not load, the volume; on ``disk`` (in a child process, since SDL
@@ -27,15 +27,15 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 import pytest
 
-from device.cli import VOLUME, UsageError, build_parser, check_args
-from device.config import DEFAULT_VOLUME, MAX_VOLUME, check_config, load_config, parse_config
+from device.config.loader import DEFAULT_VOLUME, MAX_VOLUME, check_config, load_config, parse_config
 from device.console import Console, GameRecord, Timing, make_seats
-from device.events import FakeQueue
-from device.flow import CUES
+from device.flow.game_flow import CUES
+from device.flow.lobby import LobbyChoices
 from device.games import PLUGINS, get_plugin
-from device.lobby import LobbyChoices
-from device.present import TablePresenter
-from device.sound import RATE, SOUNDS_DIR, SoundPlayer, gain, sound_files
+from device.modes.cli import VOLUME, UsageError, build_parser, check_args
+from device.modes.present import TablePresenter
+from device.modes.sound import RATE, SOUNDS_DIR, SoundPlayer, gain, sound_files
+from device.reactor.events import FakeQueue
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.keys import KeyPress
@@ -265,7 +265,7 @@ def test_an_unknown_cue_is_said_once(dummy_audio: None,
 DISK_CHILD = textwrap.dedent("""
     import sys, time
     import pygame
-    from device.sound import SoundPlayer
+    from device.modes.sound import SoundPlayer
     volume, cue, stop_at_0 = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
     player = SoundPlayer(volume if not stop_at_0 else 7)
     if stop_at_0:
@@ -577,7 +577,7 @@ def test_sound_volume_in_the_config() -> None:
         "sound.bass: unknown key (known: volume)"]
     assert check_config("sound = 3\n" + without) == [
         "sound: expected a table, got 3"]
-    from device.config import format_config
+    from device.config.loader import format_config
 
     printed = format_config(parse_config(quiet, "t"))
     assert "[sound]\nvolume = 0  # 0 (silent) to 10\n" in printed

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 HEAVY = ("pygame", "engine", "drivers", "gpiozero", "luma", "PIL", "device.flow",
-         "device.games", "device.console", "device.hardware", "device.config")
+         "device.games", "device.console", "device.modes.hardware", "device.config")
 """Packages and modules the command line itself must not import."""
 
 PROBE = """
@@ -62,9 +62,9 @@ def test_a_bad_flag_imports_nothing_heavy_either() -> None:
 def test_the_command_lines_written_out_names_agree_with_the_modules() -> None:
     """``--game``'s choices are the plugins' names in the lobby's order; ``--bot-slap-ms``'s
     default is the race's own default mean."""
-    from device.cli import BOT_SLAP_MS, GAMES, build_parser
     from device.games import PLUGINS
-    from device.slap_race import RaceTiming
+    from device.modes.cli import BOT_SLAP_MS, GAMES, build_parser
+    from device.slaps.race import RaceTiming
 
     assert tuple(PLUGINS) == GAMES
     assert RaceTiming().mean_ms == BOT_SLAP_MS

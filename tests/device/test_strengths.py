@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from device.flow.lobby import Lobby, LobbyChoices, load_choices
 from device.games import get_plugin
-from device.lobby import Lobby, LobbyChoices, load_choices
-from device.session import BOT_KINDS, GameSession, GameStore
-from device.slap_race import RaceTiming
+from device.slaps.race import RaceTiming
+from device.store.session import BOT_KINDS, GameSession, GameStore
 
 
 def test_a_seat_row_steps_person_easy_normal_hard() -> None:

@@ -100,7 +100,7 @@ def test_its_own_user_with_the_device_groups_and_directories() -> None:
     assert service["StateDirectory"] == ["partytable"]  # config [paths] /var/lib/partytable
     assert service["RuntimeDirectory"] == ["partytable"]
     env = dict(e.split("=", 1) for e in service["Environment"])
-    assert env["LG_WD"] == "/run/partytable"  # device.hardware.RUNTIME_DIR
+    assert env["LG_WD"] == "/run/partytable"  # device.modes.hardware.RUNTIME_DIR
     assert env["SDL_VIDEODRIVER"] == "kmsdrm"
     # LG_WD chdir()s: every path the unit names is absolute
     for key in ("ExecStart", "ExecStartPre", "WorkingDirectory", "TTYPath"):

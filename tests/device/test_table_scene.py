@@ -20,15 +20,15 @@ from pathlib import Path
 import pygame
 import pytest
 
+from device.common.phase import Phase
 from device.games import get_plugin
-from device.games.right_on_time.table import card as rot_card
-from device.games.right_on_time.table import card_face as rot_card_face
-from device.games.right_on_time.table import value_spec as rot_value
-from device.games.riiing.icons import SYMBOLS as RIIING_SYMBOLS
-from device.games.riiing.table import card_face as riiing_card_face
-from device.games.riiing.table import condition_spec as riiing_condition
-from device.games.riiing.words import card as riiing_card
-from device.phase import Phase
+from device.games.right_on_time.rt_table import card as rot_card
+from device.games.right_on_time.rt_table import card_face as rot_card_face
+from device.games.right_on_time.rt_table import value_spec as rot_value
+from device.games.riiing.ri_icons import SYMBOLS as RIIING_SYMBOLS
+from device.games.riiing.ri_table import card_face as riiing_card_face
+from device.games.riiing.ri_table import condition_spec as riiing_condition
+from device.games.riiing.ri_words import card as riiing_card
 from device.render import anim, icons
 from device.render.cache import SurfaceCache, surface_bytes
 from device.render.cards import CACHE_BYTES as CARD_CACHE_BYTES
@@ -557,7 +557,7 @@ def test_several_notices_take_turns_on_the_banner_each_whole(
     """Three notices that would not fit one strip are shown one at a time, each whole with
     its place ("(2/3)"), in turn every TURN_NS on the clock; the scene asks for a frame at
     each turn, and none once a single notice is left."""
-    from device.notices import SEPARATOR, TURN_NS
+    from device.common.notices import SEPARATOR, TURN_NS
     from device.render.zones import BannerSpec
     notes = ["Seat 1 I2C errors: check wiring, try 100 kHz",
              "Seat 2 I2C errors: check wiring, try 100 kHz",

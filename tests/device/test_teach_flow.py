@@ -9,13 +9,13 @@ import pygame
 import pytest
 from console_helpers import console_for
 
-from device.attract import ATTRACT_NS, DEMO_HINT
+from device.common.phase import Phase
 from device.console import Console
-from device.events import FakeQueue
-from device.journal import DB_NAME
-from device.lobby import LobbyChoices
-from device.phase import Phase
-from device.session import WINDOW_RACE
+from device.flow.attract import ATTRACT_NS, DEMO_HINT
+from device.flow.lobby import LobbyChoices
+from device.reactor.events import FakeQueue
+from device.store.game_db import DB_NAME
+from device.store.session import WINDOW_RACE
 from drivers.clock import FakeClock
 from drivers.keys import KeyPress
 from drivers.slap import Press
@@ -165,7 +165,7 @@ def test_a_demo_game_goes_on_through_its_riiing_windows(display: TableDisplay) -
 
 
 def _games(state_dir: Path) -> int:
-    from device.journal import open_read_only
+    from device.store.game_db import open_read_only
 
     with open_read_only(state_dir / DB_NAME) as db:
         return len(db.games(100))

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from device.common.words import seat_name
 from device.games.base import GamePlugin, OptionChoice
-from device.games.right_on_time import howto, narrate, rounds, table
-from device.games.right_on_time.hand import LayComposer
+from device.games.right_on_time import rt_howto, rt_narrate, rt_rounds, rt_table
+from device.games.right_on_time.rt_hand import LayComposer
 from device.render.model import RoundEnd
 from device.render.palette import TEXT_DIM, Colour
 from device.render.zones import Chip
-from device.words import seat_name
 from engine.core import Event, Seat
 from engine.right_on_time.actions import RotAction
 from engine.right_on_time.position import RotPosition
@@ -28,9 +28,9 @@ it before the next round is dealt."""
 
 class RightOnTimePlugin(GamePlugin[RotPosition, RotAction, RightOnTimeView]):
     """Right on Time for the console; see :class:`device.games.base.GamePlugin`.  Its
-    narration, table drawing and pages are :mod:`device.games.right_on_time.narrate`,
-    :mod:`device.games.right_on_time.table` and
-    :data:`device.games.right_on_time.howto.PAGES`.  No slap windows: the base's slap,
+    narration, table drawing and pages are :mod:`device.games.right_on_time.rt_narrate`,
+    :mod:`device.games.right_on_time.rt_table` and
+    :data:`device.games.right_on_time.rt_howto.PAGES`.  No slap windows: the base's slap,
     timeout and false slap answers stand (none)."""
 
     name = "right-on-time"
@@ -39,9 +39,9 @@ class RightOnTimePlugin(GamePlugin[RotPosition, RotAction, RightOnTimeView]):
     view_type = RightOnTimeView
     over_words = "MATCH OVER"
     wins_words = "WINS THE MATCH!"
-    narration = narrate
-    drawing = table
-    pages = howto.PAGES
+    narration = rt_narrate
+    drawing = rt_table
+    pages = rt_howto.PAGES
     lobby_options = (
         OptionChoice("target_points", "Points to win", (3, 1, 2, 4, 5), "RT-7.1"),
         # RT-8 "less influence of the first person", each part on its own
@@ -55,8 +55,8 @@ class RightOnTimePlugin(GamePlugin[RotPosition, RotAction, RightOnTimeView]):
         return ROUND_PAUSE if any(e.kind == "round" for e in events) else 1
 
     def round_end(self, events: Sequence[Event], pos: RotPosition) -> RoundEnd | None:
-        """See :meth:`GamePlugin.round_end` (:mod:`device.games.right_on_time.rounds`)."""
-        return rounds.round_end(events, self.engine.view(pos, None))
+        """See :meth:`GamePlugin.round_end` (:mod:`device.games.right_on_time.rt_rounds`)."""
+        return rt_rounds.round_end(events, self.engine.view(pos, None))
 
     def cues(self, events: Sequence[Event]) -> tuple[str, ...]:
         """``"lay"`` for a lay (``play``: RT-3, RT-4), ``"draw"`` for a card that went into
@@ -93,7 +93,7 @@ class RightOnTimePlugin(GamePlugin[RotPosition, RotAction, RightOnTimeView]):
     # ------------------------------------------------------------------ screens
     def hand(self, seat: Seat) -> LayComposer:
         """See :meth:`GamePlugin.hand` (the lay composer,
-        :class:`device.games.right_on_time.hand.LayComposer`)."""
+        :class:`device.games.right_on_time.rt_hand.LayComposer`)."""
         return LayComposer(seat)
 
     def top_card(self, view: RightOnTimeView) -> str | None:
@@ -110,8 +110,8 @@ class RightOnTimePlugin(GamePlugin[RotPosition, RotAction, RightOnTimeView]):
     def seat_marks(
         self, view: RightOnTimeView, seat: Seat, winner: bool, playing: bool
     ) -> tuple[tuple[int, int] | None, tuple[Chip, ...], bool]:
-        """See :func:`device.games.right_on_time.table.seat_marks`."""
-        return table.seat_marks(view, seat, winner, playing)
+        """See :func:`device.games.right_on_time.rt_table.seat_marks`."""
+        return rt_table.seat_marks(view, seat, winner, playing)
 
     def result_lines(self, scene: SceneTools, view: RightOnTimeView) -> tuple[str, ...]:
         """Every seat's points (RT-7.1)."""

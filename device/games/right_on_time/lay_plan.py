@@ -1,6 +1,6 @@
 """The legal Right on Time actions of one seat's view as sequences of choices, and the
 choices made so far (``docs/rules/right-on-time.md``), for the lay composer
-(:class:`device.games.right_on_time.hand.LayComposer`).
+(:class:`device.games.right_on_time.rt_hand.LayComposer`).
 
 Every legal action is read as a sequence of tokens (:data:`Token`): first card, second card
 or "alone", each Joker's value, which effect, the effect's target (RT-3, RT-4); or a bonus

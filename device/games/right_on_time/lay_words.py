@@ -1,24 +1,24 @@
 """The words of a Right on Time lay being composed on a hand screen
 (``docs/rules/right-on-time.md``), for the lay composer
-(:class:`device.games.right_on_time.hand.LayComposer`): the lay as a sentence for people
+(:class:`device.games.right_on_time.rt_hand.LayComposer`): the lay as a sentence for people
 (seats from 1, cards in words, never notation), the confirmation banner's lines and the
 value/effect/target picker.  Pure functions of the choices made (``device.games.
 right_on_time.lay_plan`` tokens) and the seat; lines are measured with the hand screen's
-own font (``device.render.hand.text_width``) so none is cut.
+own font (``device.hands.screen.text_width``) so none is cut.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from device.common.words import seat_name
 from device.games.right_on_time.lay_plan import Token
-from device.games.right_on_time.narrate import card_words
-from device.hand_ui import Picker
-from device.render.hand import WIDTH, text_width
-from device.words import seat_name
+from device.games.right_on_time.rt_narrate import card_words
+from device.hands.composer import Picker
+from device.hands.screen import WIDTH, text_width
 
 BANNER_BIG, BANNER_SMALL = 18, 10
-"""Font sizes of the hand screen's banner lines (``device.render.hand``: the first line
+"""Font sizes of the hand screen's banner lines (``device.hands.screen``: the first line
 big, the others small)."""
 BANNER_WIDTH = WIDTH - 4
 """Widest banner line, px (the renderer cuts lines wider than the screen less 2 px)."""
@@ -94,7 +94,7 @@ def picker_prompt(prefix: Sequence[Token], seat: int) -> str:
 
 def banner_lines(words: Sequence[str]) -> tuple[str, ...]:
     """The chunks ``words`` as a question on the hand screen's banner: the first line in
-    the banner's big font, the rest in its small one (``device.render.hand``: 18 px, then
+    the banner's big font, the rest in its small one (``device.hands.screen``: 18 px, then
     10 px), at most :data:`CONFIRM_LINES` lines, each fitting the screen's width."""
     lines: list[str] = []
     current = ""

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from device.games.base import GamePlugin, OptionChoice, S
-from device.games.riiing import howto, narrate, table
-from device.games.riiing.hand import RiiingHand
-from device.games.riiing.icons import SYMBOLS
+from device.games.riiing import ri_howto, ri_narrate, ri_table
+from device.games.riiing.ri_hand import RiiingHand
+from device.games.riiing.ri_icons import SYMBOLS
 from device.render.icons import Symbol
 from device.render.palette import TEXT_DIM, YELLOW, Colour
 from engine.core import EngineError, Event, Seat
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 class RiiingPlugin(GamePlugin[RiiingPosition, RiiingAction, RiiingView]):
     """Riiing! for the console; see :class:`device.games.base.GamePlugin`.  Its narration,
-    table drawing and pages are :mod:`device.games.riiing.narrate`,
-    :mod:`device.games.riiing.table` and :data:`device.games.riiing.howto.PAGES`."""
+    table drawing and pages are :mod:`device.games.riiing.ri_narrate`,
+    :mod:`device.games.riiing.ri_table` and :data:`device.games.riiing.ri_howto.PAGES`."""
 
     name = "riiing"
     title = "Riiing!"
@@ -34,9 +34,9 @@ class RiiingPlugin(GamePlugin[RiiingPosition, RiiingAction, RiiingView]):
     wakeup_race = True
     has_slaps = True
     window_name = "RIIING!"
-    narration = narrate
-    drawing = table
-    pages = howto.PAGES
+    narration = ri_narrate
+    drawing = ri_table
+    pages = ri_howto.PAGES
     lobby_options = (
         OptionChoice("hand_size", "Cards each", (7, 5, 6, 8, 9, 10), "RI-2.1"),
         OptionChoice("slap_timeout_s", "Slap time (s)", (8, 5, 10, 15), "RI-6.4"),
@@ -91,11 +91,11 @@ class RiiingPlugin(GamePlugin[RiiingPosition, RiiingAction, RiiingView]):
     # ------------------------------------------------------------------ screens
     @property
     def symbols(self) -> Mapping[str, Symbol]:
-        """The alarm clock, soap, coffee, toast and phone (:mod:`device.games.riiing.icons`)."""
+        """The alarm clock, soap, coffee, toast and phone (:mod:`device.games.riiing.ri_icons`)."""
         return SYMBOLS
 
     def hand(self, seat: Seat) -> RiiingHand:
-        """See :meth:`GamePlugin.hand` (:class:`device.games.riiing.hand.RiiingHand`)."""
+        """See :meth:`GamePlugin.hand` (:class:`device.games.riiing.ri_hand.RiiingHand`)."""
         return RiiingHand(seat)
 
     def top_card(self, view: RiiingView) -> str | None:
