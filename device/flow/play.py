@@ -214,12 +214,13 @@ class PlayPhase:
         """Open the RIIING! window the position shows, or time the computer's move."""
         flow = self.flow
         session = flow.game_session
-        if self.plugin.window_open(session.pos):
+        windows = self.plugin.windows
+        if windows is not None and windows.window_open(session.pos):
             # RI-6.1: a reverse appeared; the device window opens at the flip that shows it
             # (the console cues the ring at that flip)
             reactions = session.computer_reactions(flow.timing.race)
             self.slap.margin.window(reactions)
-            flow.race.open(now_ns, length_ns=self.plugin.window_ns(session.pos),
+            flow.race.open(now_ns, length_ns=windows.window_ns(session.pos),
                            reactions=reactions, tie_seed=session.rng_seed("tie"))
         else:
             to_move = self.plugin.to_move(session.pos)
@@ -243,15 +244,20 @@ class PlayPhase:
     def slap_won(self, decision: SlapDecision, now_ns: int) -> None:
         """A RIIING! window won: the slap cue, the winner on the TV, the plugin's slap
         action applied (RI-6.3)."""
+        windows = self.plugin.windows
+        if windows is None:  # only a game with windows opens one
+            return
         ms = decision.reaction_ns / MS
         self.flow.cue("slap")
         self.slap.won(decision, now_ns)
-        self.submit(None, self.plugin.slap_action(decision.seat), now_ns,
+        self.submit(None, windows.slap_action(decision.seat), now_ns,
                     note=f"{ms:.0f} ms")
 
     def slap_timeout(self, now_ns: int) -> None:
         """A RIIING! window timed out: the plugin's timeout action (RI-6.4)."""
-        self.submit(None, self.plugin.timeout_action(), now_ns)
+        windows = self.plugin.windows
+        if windows is not None:  # only a game with windows opens one
+            self.submit(None, windows.timeout_action(), now_ns)
 
     def false_slap(self, seat: int, now_ns: int) -> None:
         """``seat`` slapped with no window open: the plugin's false-slap action, if any
@@ -261,7 +267,8 @@ class PlayPhase:
             return
         if not 0 <= seat < len(self.playing):
             return
-        action = self.plugin.false_slap_action(session.pos, seat)
+        windows = self.plugin.windows
+        action = None if windows is None else windows.false_slap_action(session.pos, seat)
         if action is not None and self.submit(seat, action, now_ns):
             self.playing[seat].hand.notice("False slap!")
 

@@ -35,7 +35,7 @@ to its own modules (the narration, the table drawing, the pages) is done here on
 
 from __future__ import annotations
 
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -114,6 +114,36 @@ class Drawing(Protocol[P_contra, V_contra]):
         """See :meth:`GamePlugin.win_reason`."""
 
 
+class SlapWindows(ABC, Generic[P, A]):
+    """A game's slap windows (RI-6) as the device meets them: whether a position shows one
+    and for how long, the actions a won slap and a timeout become, and what a press outside
+    any window becomes.  Asked of the engine, never re-derived; a game without windows has
+    no :class:`SlapWindows` (``GamePlugin.windows`` is ``None``)."""
+
+    @abstractmethod
+    def window_open(self, pos: P) -> bool:
+        """True while a slap window is open in ``pos`` (RI-6.2): only slaps and the
+        device's timeout are legal then."""
+
+    @abstractmethod
+    def window_ns(self, pos: P) -> int:
+        """How long the open window in ``pos`` lasts before the device times it out, in ns
+        (RI-6.4).  Only asked while :meth:`window_open`."""
+
+    @abstractmethod
+    def slap_action(self, seat: Seat) -> A:
+        """The action that gives ``seat`` the open window (RI-6.3)."""
+
+    @abstractmethod
+    def timeout_action(self) -> A:
+        """The action the device applies when nobody slapped in time (RI-6.4)."""
+
+    @abstractmethod
+    def false_slap_action(self, pos: P, seat: Seat) -> A | None:
+        """The action a press of ``seat`` outside any window becomes in ``pos``, or
+        ``None`` when the rules make it no action (RI-6.5)."""
+
+
 class GamePlugin(TableFace[V], Generic[P, A, V]):
     """One game as the device sees it; subclasses live in ``device/games/<game>/`` and name
     their engine's types: ``GamePlugin[Position, Action, View]``.
@@ -123,9 +153,9 @@ class GamePlugin(TableFace[V], Generic[P, A, V]):
     ``lobby_options`` (the option rows the lobby offers; other options keep their engine
     defaults), ``wakeup_race`` (the game opens with the wake-up race of RI-2.3: the first
     person to slap moves first; otherwise the lobby's ``first`` seat opens, RT-2.3) and
-    ``has_slaps`` (slap buttons matter during play: windows and false slaps; a game
-    with them overrides :meth:`window_open`, :meth:`window_ns`, :meth:`slap_action`,
-    :meth:`timeout_action` and :meth:`false_slap_action`) and ``window_name`` (what the
+    ``windows`` (the game's slap windows and false slaps, :class:`SlapWindows`, or
+    ``None`` for a game whose slap buttons matter only in the wake-up race) and
+    ``window_name`` (what the
     results call a slap window).  ``narration``, ``drawing`` and ``pages`` are the game's
     own modules and pages the plugin forwards to.
     """
@@ -133,7 +163,6 @@ class GamePlugin(TableFace[V], Generic[P, A, V]):
     title: ClassVar[str]
     lobby_options: ClassVar[tuple[OptionChoice, ...]] = ()
     wakeup_race: ClassVar[bool] = False
-    has_slaps: ClassVar[bool] = False
     window_name: ClassVar[str] = "Slap window"
     """What the results screen calls one slap window (e.g. ``"RIIING!"``)."""
     narration: Narration[V]
@@ -143,38 +172,25 @@ class GamePlugin(TableFace[V], Generic[P, A, V]):
     pages: ClassVar[tuple[HowtoPage, ...]] = ()
     """The game's "How to play" pages (:meth:`howto_pages`)."""
 
+    windows: SlapWindows[P, A] | None = None
+    """The game's slap windows (RI-6), or ``None``: it has none."""
+
+    @property
+    def has_slaps(self) -> bool:
+        """Slap buttons matter during play: the game has slap windows (:attr:`windows`)."""
+        return self.windows is not None
+
+    def window_open(self, pos: P) -> bool:
+        """True while a slap window is open in ``pos`` (RI-6.2); always false for a game
+        without windows."""
+        return self.windows is not None and self.windows.window_open(pos)
+
     @cached_property
     def engine(self) -> Game[P, A, V]:
         """The engine's rules object for this game (``engine.get_game(name)``)."""
         return get_game(self.name)
 
     # ------------------------------------------------------------------ flow
-    def window_open(self, pos: P) -> bool:
-        """True while a slap window is open in ``pos`` (RI-6.2): only slaps and the
-        device's timeout are legal then.  Default: the game has no windows."""
-        return False
-
-    def window_ns(self, pos: P) -> int:
-        """How long the open window in ``pos`` lasts before the device times it out, in ns
-        (RI-6.4's ``slap_timeout_s``).  Only asked while :meth:`window_open`."""
-        return 8 * S
-
-    def slap_action(self, seat: Seat) -> A:
-        """The action that gives ``seat`` the open window (RI-6.3).  Only asked while
-        :meth:`window_open`; a game without windows raises ``NotImplementedError``."""
-        raise NotImplementedError(f"{self.title} has no slap windows")
-
-    def timeout_action(self) -> A:
-        """The action the device applies when nobody slapped in time (RI-6.4).  Only asked
-        while :meth:`window_open`; a game without windows raises ``NotImplementedError``."""
-        raise NotImplementedError(f"{self.title} has no slap windows")
-
-    def false_slap_action(self, pos: P, seat: Seat) -> A | None:
-        """The action a press of ``seat`` outside any window becomes in ``pos``, or
-        ``None`` when the rules make it no action (RI-6.5: option 0).  Default: ``None``
-        (a game without slaps)."""
-        return None
-
     def pause_after(self, events: Sequence[Event]) -> int:
         """How many computer-move delays to wait after an action with ``events`` before a
         computer player moves (1; more where people need time to read the TV, e.g. after

@@ -23,26 +23,23 @@ RIIING = get_game("riiing")
 def test_riiing_slap_timeout_and_false_slap_are_engine_actions() -> None:
     """Riiing!'s slap window actions (RI-6.3, RI-6.4, RI-6.5) are the engine's action
     values, spelled as the notation spells them; a false slap is asked of the engine."""
-    plugin = get_plugin("riiing")
-    assert plugin.slap_action(2) == RiiingAction.slap(2)
-    assert str(plugin.timeout_action()) == "timeout"
+    windows = get_plugin("riiing").windows
+    assert windows is not None
+    assert windows.slap_action(2) == RiiingAction.slap(2)
+    assert str(windows.timeout_action()) == "timeout"
     pos = RIIING.new(3, 7)
-    false = plugin.false_slap_action(pos, 1)
+    false = windows.false_slap_action(pos, 1)
     assert isinstance(false, RiiingAction) and str(false) == "falseslap 1"
     off = RIIING.new(3, 7, {"false_slap_penalty": 0})
-    assert plugin.false_slap_action(off, 1) is None  # RI-6.5: option 0, no action
+    assert windows.false_slap_action(off, 1) is None  # RI-6.5: option 0, no action
 
 
 def test_a_game_without_windows_has_no_slap_actions() -> None:
-    """Right on Time has no slap windows: a slap or a timeout is no action of it (the base
-    raises), a press outside a window is none either."""
+    """Right on Time has no slap windows: it has no slap, timeout or false-slap actions at
+    all (no :class:`SlapWindows`), and its slap buttons matter in no phase of play."""
     plugin = get_plugin("right-on-time")
     assert not plugin.has_slaps and not plugin.wakeup_race
-    with pytest.raises(NotImplementedError):
-        plugin.slap_action(0)
-    with pytest.raises(NotImplementedError):
-        plugin.timeout_action()
-    assert plugin.false_slap_action(plugin.engine.new(3, 1), 0) is None
+    assert plugin.windows is None
 
 
 @pytest.mark.parametrize("game", ["riiing", "right-on-time"])

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from device.games.base import GamePlugin, OptionChoice, S
+from device.games.base import GamePlugin, OptionChoice, S, SlapWindows
 from device.games.riiing import ri_howto, ri_narrate, ri_table
 from device.games.riiing.ri_hand import RiiingHand
 from device.games.riiing.ri_icons import SYMBOLS
 from device.render.icons import Symbol
 from device.render.palette import TEXT_DIM, YELLOW, Colour
+from engine import get_game
 from engine.core import EngineError, Event, Seat
 from engine.riiing.actions import TIMEOUT, RiiingAction
 from engine.riiing.position import RiiingPosition
@@ -21,31 +22,16 @@ if TYPE_CHECKING:
     from device.render.face import SceneTools
 
 
-class RiiingPlugin(GamePlugin[RiiingPosition, RiiingAction, RiiingView]):
-    """Riiing! for the console; see :class:`device.games.base.GamePlugin`.  Its narration,
-    table drawing and pages are :mod:`device.games.riiing.ri_narrate`,
-    :mod:`device.games.riiing.ri_table` and :data:`device.games.riiing.ri_howto.PAGES`."""
+RIIING = get_game("riiing")
+"""Riiing!'s rules (the engine's registry)."""
 
-    name = "riiing"
-    title = "Riiing!"
-    table_title = "RIIING!"
-    view_type = RiiingView
-    wake_symbol = "A"  # the ringing alarm clock (RI-2.3)
-    wakeup_race = True
-    has_slaps = True
-    window_name = "RIIING!"
-    narration = ri_narrate
-    drawing = ri_table
-    pages = ri_howto.PAGES
-    lobby_options = (
-        OptionChoice("hand_size", "Cards each", (7, 5, 6, 8, 9, 10), "RI-2.1"),
-        OptionChoice("slap_timeout_s", "Slap time (s)", (8, 5, 10, 15), "RI-6.4"),
-        OptionChoice("false_slap_penalty", "Early slap costs", (1, 2, 0), "RI-6.5"),
-    )
+
+class RiiingWindows(SlapWindows[RiiingPosition, RiiingAction]):
+    """Riiing!'s RIIING! windows (RI-6); see :class:`device.games.base.SlapWindows`."""
 
     def window_open(self, pos: RiiingPosition) -> bool:
         """RI-6.2: a reverse shows on top of the draw pile (the position's ``window``)."""
-        return self.engine.view(pos, None).window is not None
+        return RIIING.view(pos, None).window is not None
 
     def window_ns(self, pos: RiiingPosition) -> int:
         """RI-6.4: the position's ``slap_timeout_s`` option, in ns."""
@@ -64,10 +50,33 @@ class RiiingPlugin(GamePlugin[RiiingPosition, RiiingAction, RiiingView]):
         else ``None`` (RI-6.5: option 0 makes a press outside a window no action)."""
         try:
             action = RiiingAction.falseslap(seat)
-            self.engine.apply(pos, action)
+            RIIING.apply(pos, action)
         except EngineError:
             return None
         return action
+
+
+class RiiingPlugin(GamePlugin[RiiingPosition, RiiingAction, RiiingView]):
+    """Riiing! for the console; see :class:`device.games.base.GamePlugin`.  Its narration,
+    table drawing and pages are :mod:`device.games.riiing.ri_narrate`,
+    :mod:`device.games.riiing.ri_table` and :data:`device.games.riiing.ri_howto.PAGES`."""
+
+    name = "riiing"
+    title = "Riiing!"
+    table_title = "RIIING!"
+    view_type = RiiingView
+    wake_symbol = "A"  # the ringing alarm clock (RI-2.3)
+    wakeup_race = True
+    windows = RiiingWindows()
+    window_name = "RIIING!"
+    narration = ri_narrate
+    drawing = ri_table
+    pages = ri_howto.PAGES
+    lobby_options = (
+        OptionChoice("hand_size", "Cards each", (7, 5, 6, 8, 9, 10), "RI-2.1"),
+        OptionChoice("slap_timeout_s", "Slap time (s)", (8, 5, 10, 15), "RI-6.4"),
+        OptionChoice("false_slap_penalty", "Early slap costs", (1, 2, 0), "RI-6.5"),
+    )
 
     def cues(self, events: Sequence[Event]) -> tuple[str, ...]:
         """``"lay"`` for a card played (``play``: RI-4.1, RI-5, and the demanded card a draw
