@@ -29,7 +29,8 @@ from xml.sax.saxutils import escape
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-from device.config.loader import (
+from device.config.loader import load_config
+from device.config.schema import (
     HEADER_PIN,
     HEADER_POWER,
     Config,
@@ -37,7 +38,6 @@ from device.config.loader import (
     SerialHandheld,
     WiredHandheld,
     WiringLine,
-    load_config,
 )
 from device.render.palette import SEAT_COLOURS
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from device.common.words import seat_name
 from device.reactor.timers import Timer, Timers
-from device.store.game_db import StateError
+from device.store.db_schema import StateError
 from device.store.session import GameStore
 
 log = logging.getLogger("partytable")

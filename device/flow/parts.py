@@ -27,7 +27,7 @@ from device.games import AnyPlugin, get_plugin
 from device.hands.seats import Seat
 from device.reactor.timers import Timer, Timers
 from device.slaps.race import RaceTiming, SlapRace
-from device.store.game_db import StateError
+from device.store.db_schema import StateError
 from device.store.records import JournalError
 from device.store.session import AnySession, GameRecord, GameStore
 from engine.core import Event

@@ -34,15 +34,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from device.config.loader import (
+from device.config.loader import find_config, load_config
+from device.config.schema import (
     ETC_CONFIG,
     Config,
     ConfigError,
     NoHandheld,
     SerialHandheld,
     WiredHandheld,
-    find_config,
-    load_config,
 )
 from device.console import Console
 from device.flow.game_flow import Timing, VolumeKnob
@@ -744,7 +743,8 @@ def fault_display_mode(path: Path | None, environ: Mapping[str, str]) -> str:
     1 MiB); nothing in it raises."""
     import tomllib
 
-    from device.config.loader import BOM, DRIVERS, bundled_text, read_config_text
+    from device.config.loader import bundled_text, read_config_text
+    from device.config.schema import BOM, DRIVERS
 
     if path is not None:
         # the same safe read as load_config: a FIFO is never opened, nothing past 1 MiB

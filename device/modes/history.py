@@ -32,7 +32,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from device.store.game_db import DB_NAME, GameDB, StateError, StoredGame, open_read_only
+from device.store.db_schema import DB_NAME, StateError
+from device.store.game_db import GameDB, open_read_only
+from device.store.game_rows import StoredGame
 
 MAX_LIMIT = 1000
 """The most games one listing shows (the database keeps about 200 finished ones)."""
@@ -102,7 +104,8 @@ def main(argv: Sequence[str]) -> int:
 
 def _configured_state_dir() -> Path | None:
     """The config's state directory, or ``None`` after printing the config's problems."""
-    from device.config.loader import ConfigError, find_config, load_config
+    from device.config.loader import find_config, load_config
+    from device.config.schema import ConfigError
 
     try:
         return load_config(find_config(None)).paths.state_dir

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pygame
 
-from device.config.loader import DEFAULT_VOLUME, MAX_VOLUME
+from device.config.schema import DEFAULT_VOLUME, MAX_VOLUME
 from drivers.values import is_number
 
 log = logging.getLogger("partytable")

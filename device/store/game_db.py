@@ -65,11 +65,12 @@ is decoded by one function (``device.store.game_rows``): bytes that are not UTF-
 past the parser's depth, a number past Python's digit limit, a value of the wrong type are
 a damaged row (:class:`~device.store.records.JournalError`), never another exception.
 
-This module is the database's API (:class:`GameDB`, :func:`open_read_only` and the names
-in ``__all__``); beneath it: the schema and :class:`StateError` (``device.store.db_schema``),
-the file's recovery and the read-only connections (``device.store.db_recovery``), the games'
-rows (``device.store.game_rows``), the record types (``device.store.records``), the old
-journal's reader (``device.store.legacy_journal``) and ``lobby.json``'s atomic write
+This module is the database's API (:class:`GameDB`, :func:`open_read_only`); beneath it,
+each imported from where it is defined: the schema and :class:`StateError`
+(``device.store.db_schema``), the file's recovery and the read-only connections
+(``device.store.db_recovery``), the games' rows (``device.store.game_rows``), the record
+types (``device.store.records``), the old journal's reader
+(``device.store.legacy_journal``) and ``lobby.json``'s atomic write
 (``device.store.atomic_file``).
 """
 
@@ -94,7 +95,6 @@ from device.store.db_recovery import (
 )
 from device.store.db_schema import (
     DB_NAME,
-    READ_VERSIONS,
     SCHEMA_VERSION,
     StateError,
     create_schema,
@@ -103,8 +103,6 @@ from device.store.db_schema import (
 from device.store.game_rows import (
     KEEP_GAMES,
     GameRows,
-    SlapRow,
-    StoredGame,
     insert_game,
     json_text,
     utc_now,
@@ -114,20 +112,12 @@ from device.store.records import ActionRecord, DecisionRecord, JournalError
 
 __all__ = [
     "BOOT_ID_PATH",
-    "DB_NAME",
-    "KEEP_GAMES",
     "LEGACY_NAME",
-    "READ_VERSIONS",
-    "SCHEMA_VERSION",
     "SLAP_MS_MAX",
     "GameDB",
     "Leaderboard",
-    "SlapRow",
-    "StateError",
-    "StoredGame",
     "boot_id",
     "open_read_only",
-    "utc_now",
 ]
 
 log = logging.getLogger("partytable")

@@ -28,7 +28,9 @@ from device.games.base import A, P, V
 from device.hands.seats import SeatKind
 from device.slaps.arbiter import SlapDecision
 from device.slaps.race import RaceTiming, computer_reaction_ns
-from device.store.game_db import GameDB, SlapRow, StateError
+from device.store.db_schema import StateError
+from device.store.game_db import GameDB
+from device.store.game_rows import SlapRow
 from device.store.records import ActionRecord, DecisionRecord, JournalError, JournalHeader, Record
 from engine.core import (
     Bot,

@@ -56,7 +56,8 @@ def reference_actions(header: Mapping[str, Any], device_flags: Sequence[str]) ->
     from device.games import PLUGINS
     from device.modes.cli import build_parser, timing_of
     from device.reactor.events import FakeQueue
-    from device.store.game_db import DB_NAME, open_read_only
+    from device.store.db_schema import DB_NAME
+    from device.store.game_db import open_read_only
     from drivers.clock import FakeClock
     from drivers.hand_display import open_hand_display
 

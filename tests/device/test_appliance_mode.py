@@ -25,7 +25,8 @@ import pytest
 from notify_helpers import received
 
 from device.common.phase import Phase
-from device.config.loader import ConfigError, computer_only_text, load_config
+from device.config.loader import computer_only_text, load_config
+from device.config.schema import ConfigError
 from device.modes.fault_screen import Fault, FaultScreen
 from device.modes.hardware import (
     CONFIG_POLL_NS,
@@ -315,7 +316,7 @@ def test_the_fault_screen_uses_the_driver_the_broken_file_names(tmp_path: Path) 
 def test_the_config_fault_counts_the_other_problems() -> None:
     """One problem: no count; three: "2 more problems" and the command (the default file:
     no path in it)."""
-    from device.config.loader import ETC_CONFIG
+    from device.config.schema import ETC_CONFIG
 
     one = config_fault(ConfigError(["a: bad"], str(ETC_CONFIG)), ETC_CONFIG)
     assert (one.problem, one.more) == ("a: bad", "")

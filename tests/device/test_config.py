@@ -17,12 +17,6 @@ from typing import Any
 import pytest
 
 from device.config.loader import (
-    Config,
-    ConfigError,
-    NoHandheld,
-    SeatConfig,
-    SerialHandheld,
-    WiredHandheld,
     bundled_text,
     check_config,
     check_config_main,
@@ -31,6 +25,14 @@ from device.config.loader import (
     load_config,
     parse_config,
     serial_warnings,
+)
+from device.config.schema import (
+    Config,
+    ConfigError,
+    NoHandheld,
+    SeatConfig,
+    SerialHandheld,
+    WiredHandheld,
 )
 from device.main import main
 from drivers.hand_display import check_hand_display
@@ -572,7 +574,7 @@ def test_a_bad_sound_volume_is_one_log_line_and_the_default_volume(
     names the key, the value and the default; ``check-config`` accepts the file (exit 0)
     and warns on stderr with the same words.  Before the fix the file failed check-config
     and the console never started."""
-    from device.config.loader import DEFAULT_VOLUME
+    from device.config.schema import DEFAULT_VOLUME
 
     text = edit("volume = 7 ", f"volume = {value} ")
     path = tmp_path / "config.toml"

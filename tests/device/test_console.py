@@ -25,7 +25,9 @@ from device.flow.lobby import LobbyChoices
 from device.games import get_plugin
 from device.modes.present import TablePresenter
 from device.reactor.events import Abandon, FakeQueue, HandheldBack, HandheldGone
-from device.store.game_db import DB_NAME, GameDB, StoredGame
+from device.store.db_schema import DB_NAME
+from device.store.game_db import GameDB
+from device.store.game_rows import StoredGame
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display
 from drivers.keys import KeyPress

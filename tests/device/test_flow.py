@@ -36,7 +36,8 @@ from device.reactor.events import (
 )
 from device.reactor.loop import Loop
 from device.render.model import TableModel
-from device.store.game_db import DB_NAME, GameDB, StateError, open_read_only
+from device.store.db_schema import DB_NAME, StateError
+from device.store.game_db import GameDB, open_read_only
 from device.store.records import ActionRecord
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display

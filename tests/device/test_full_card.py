@@ -22,7 +22,8 @@ import pytest
 from card_helpers import console_on, hand_over, owner_for_test, run_unprivileged
 
 from device.console import GameRecord
-from device.store.game_db import DB_NAME, GameDB
+from device.store.db_schema import DB_NAME
+from device.store.game_db import GameDB
 from device.store.session import GameSession, GameStore
 from drivers.table_display import TableDisplay
 

@@ -16,7 +16,9 @@ import pytest
 from card_helpers import hand_over, run_unprivileged
 
 from device.modes.history import main
-from device.store.game_db import DB_NAME, GameDB, SlapRow
+from device.store.db_schema import DB_NAME
+from device.store.game_db import GameDB
+from device.store.game_rows import SlapRow
 from device.store.records import ActionRecord, DecisionRecord, JournalHeader
 
 HEADER = JournalHeader(game="riiing", seats=3, seed=42, options={"false_slap_penalty": 1},

@@ -18,17 +18,9 @@ from card_helpers import hand_over, run_unprivileged
 
 from device.slaps.arbiter import SlapArbiter
 from device.store.atomic_file import write_atomic
-from device.store.game_db import (
-    DB_NAME,
-    KEEP_GAMES,
-    SCHEMA_VERSION,
-    GameDB,
-    SlapRow,
-    StateError,
-    boot_id,
-    open_read_only,
-    utc_now,
-)
+from device.store.db_schema import DB_NAME, SCHEMA_VERSION, StateError
+from device.store.game_db import GameDB, boot_id, open_read_only
+from device.store.game_rows import KEEP_GAMES, SlapRow, utc_now
 from device.store.records import ActionRecord, DecisionRecord, JournalError, JournalHeader, Record
 from device.store.session import GameStore
 

@@ -40,7 +40,8 @@ from device.console import Console, make_seats
 from device.flow.lobby import LobbyChoices
 from device.games import get_plugin
 from device.reactor.events import FakeQueue
-from device.store.game_db import DB_NAME, open_read_only
+from device.store.db_schema import DB_NAME
+from device.store.game_db import open_read_only
 from device.store.session import GameRecord
 from drivers.clock import FakeClock
 from drivers.hand_display import open_hand_display

@@ -20,7 +20,8 @@ from device.flow.lobby import LobbyChoices
 from device.flow.restore_offer import RESUMED, RestoreOffer
 from device.reactor.timers import Timers
 from device.store import game_db as journal
-from device.store.game_db import DB_NAME, GameDB
+from device.store.db_schema import DB_NAME
+from device.store.game_db import GameDB
 from drivers.table_display import TableDisplay
 
 MS = 1_000_000

@@ -27,7 +27,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 import pytest
 
-from device.config.loader import DEFAULT_VOLUME, MAX_VOLUME, check_config, load_config, parse_config
+from device.config.loader import check_config, load_config, parse_config
+from device.config.schema import DEFAULT_VOLUME, MAX_VOLUME
 from device.console import Console, GameRecord, Timing, make_seats
 from device.flow.game_flow import CUES
 from device.flow.lobby import LobbyChoices

@@ -14,7 +14,7 @@ from device.console import Console
 from device.flow.attract import ATTRACT_NS, DEMO_HINT
 from device.flow.lobby import LobbyChoices
 from device.reactor.events import FakeQueue
-from device.store.game_db import DB_NAME
+from device.store.db_schema import DB_NAME
 from device.store.session import WINDOW_RACE
 from drivers.clock import FakeClock
 from drivers.keys import KeyPress
