@@ -87,3 +87,13 @@ def a_number(n: int) -> str:
         lead //= 1000
     vowel = n >= 0 and (str(lead).startswith("8") or lead in (11, 18))
     return f"{'an' if vowel else 'a'} {n}"
+
+
+def or_list(items: Sequence[object]) -> str:
+    """``items`` as a list said with "or": ``"2, 5 or 8"``; one item alone, ``""`` for none.
+
+    >>> or_list([2, 5, 8])
+    '2, 5 or 8'
+    """
+    words = [str(x) for x in items]
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else "".join(words)

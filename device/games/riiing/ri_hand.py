@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from device.common.words import a_number, count_words, seat_name
+from device.common.words import a_number, count_words, or_list, seat_name
 from device.games.riiing.ri_narrate import a_word
 from device.games.riiing.ri_words import card_words, read_condition, symbol_of, word
 from device.hands.composer import HandComposer, HandKey, Tile
@@ -61,8 +61,7 @@ def need_words(view: RiiingView) -> str:
     if cond.kind == "O":
         return "an odd number"
     if cond.kind == "one_of":
-        nums = [str(n) for n in cond.numbers]
-        return ", ".join(nums[:-1]) + f" or {nums[-1]}" if len(nums) > 1 else "".join(nums)
+        return or_list(cond.numbers)
     return "another card"
 
 

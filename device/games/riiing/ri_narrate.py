@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from device.common.words import a_number, count_words, seat_name
+from device.common.words import a_number, count_words, or_list, seat_name
 from device.games.narration import EventWords
 from device.games.riiing.ri_words import card, card_words, read_condition, word
 from engine.core import Event
@@ -95,10 +95,9 @@ def condition_caption(view: RiiingView) -> str:
     if cond.kind == "O":
         return "ODD: play a 1, 3, 5, 7 or 9"
     if cond.kind == "one_of":
-        nums = [str(x) for x in cond.numbers]
-        listed = ", ".join(nums[:-1]) + f" or {nums[-1]}" if len(nums) > 1 else "".join(nums)
+        listed = or_list(cond.numbers)
         article = a_number(cond.numbers[0]).split(" ")[0] if cond.numbers else "a"
-        return f"ONE OF {' '.join(nums)}: play {article} {listed}"
+        return f"ONE OF {' '.join(map(str, cond.numbers))}: play {article} {listed}"
     return "Play a card that meets the condition"
 
 
