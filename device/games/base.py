@@ -42,7 +42,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from device.hands.composer import HandComposer, SeatView
-from device.render.face import PublicView, SceneTools, TableFace, Zones
+from device.render.face import SceneTools, TableFace, Zones
 from engine import get_game
 from engine.core import Event, Game, Seat
 
@@ -68,18 +68,14 @@ class OptionChoice:
     rule: str
 
 
-class EngineView(PublicView, SeatView, Protocol):
-    """An engine's view type as the device reads it: the table's fields
-    (:class:`PublicView`) and one seat's (:class:`device.hands.composer.SeatView`); the engine
-    builds both from one type (``Game.view(pos, seat)``, ``seat=None`` for the table)."""
-
-
 P = TypeVar("P")
 """The game's position type (``engine.core.Game``'s ``P``)."""
 A = TypeVar("A")
 """The game's action type (``engine.core.Game``'s ``A``)."""
-V = TypeVar("V", bound=EngineView)
-"""The game's view type (``engine.core.Game``'s ``V``)."""
+V = TypeVar("V", bound=SeatView)
+"""The game's view type (``engine.core.Game``'s ``V``): one type for the table's view and
+a seat's (``Game.view(pos, seat)``, ``seat=None`` for the table), so a
+:class:`device.hands.composer.SeatView`, which is a :class:`device.render.face.PublicView`."""
 P_contra = TypeVar("P_contra", contravariant=True)
 """A position type a protocol below takes."""
 V_contra = TypeVar("V_contra", contravariant=True)

@@ -32,6 +32,7 @@ from typing import ClassVar, Generic, Protocol, Self, TypeVar
 
 from device.common.phase import Phase
 from device.common.words import seat_name
+from device.render.face import PublicView
 
 VISIBLE_TILES = 5
 """How many card tiles the 128x64 strip shows at once (22 px wide each, docs/screens.md)."""
@@ -121,22 +122,17 @@ class HandScreenModel:
     alert: bool = False
 
 
-class SeatView(Protocol):
-    """The fields every engine view of one seat has (``engine.core.Game.view``): the seat,
-    its hand codes, its legal action texts, the seat to move and the winner."""
+class SeatView(PublicView, Protocol):
+    """The fields every engine view of one seat has (``engine.core.Game.view``): the
+    table's (:class:`device.render.face.PublicView`: seat count, hand counts, the seat to
+    move, the winner) and the seat's own: the seat, its hand codes, its legal action texts."""
 
     @property
     def seat(self) -> int | None: ...
     @property
     def hand(self) -> tuple[str, ...]: ...
     @property
-    def hand_counts(self) -> tuple[int, ...]: ...
-    @property
     def legal(self) -> tuple[str, ...]: ...
-    @property
-    def to_move(self) -> int | None: ...
-    @property
-    def winner(self) -> int | None: ...
 
 
 V = TypeVar("V", bound=SeatView)
