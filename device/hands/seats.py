@@ -17,9 +17,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
+from device.common.phase import Phase
 from device.common.words import seat_name
+from device.hands.composer import HandKey, HandScreenModel
 from device.hands.menu import SeatMenu
 from device.hands.screen import HandScreen
 from drivers.errors import DriverError
@@ -180,27 +182,85 @@ class Handheld:
         self.screen.invalidate()
 
 
+class SeatHand(Protocol):
+    """What a seat's hand screen is driven by: a game's hand composer
+    (:class:`device.hands.composer.HandComposer`), :class:`NoHand` before a game is chosen,
+    or a mode's own stand-in (the self-test's questions)."""
+
+    @property
+    def refused(self) -> bool:
+        """The last :meth:`key` was refused (its reason is on the prompt line)."""
+        ...
+
+    def show(self, phase: Phase | str, view: Any, message: str = "") -> None:
+        """Show ``phase`` with this seat's engine ``view`` (or ``None``) and a ``message``."""
+        ...
+
+    def key(self, k: HandKey) -> object | None:
+        """One key press; the engine action to submit, or ``None``."""
+        ...
+
+    def notice(self, text: str) -> None:
+        """Show ``text`` on the prompt line as an alert."""
+        ...
+
+    def screen(self) -> HandScreenModel:
+        """The frozen model of what the screen shows now."""
+        ...
+
+
+class NoHand:
+    """A seat's hand before any game is chosen: the seat's number on a blank screen; keys do
+    nothing (none is refused)."""
+
+    def __init__(self, seat: int = 0) -> None:
+        self.seat = seat
+
+    @property
+    def refused(self) -> bool:
+        """Never: a key here is not a move."""
+        return False
+
+    def show(self, phase: Phase | str, view: Any, message: str = "") -> None:
+        """Nothing to show without a game."""
+
+    def key(self, k: HandKey) -> object | None:
+        """No action without a game: ``None``."""
+        return None
+
+    def notice(self, text: str) -> None:
+        """Nothing to note without a game."""
+
+    def screen(self) -> HandScreenModel:
+        """The seat's number and nothing else."""
+        return HandScreenModel(str(self.seat + 1), "")
+
+
 @dataclass
 class Seat:
     """One seat: ``index`` (0-based; people read ``index + 1``), its ``handheld``, its
     ``kind`` (set from the lobby when a game starts), ``slap_pin`` (BCM pin of its slap
-    button, or ``None``), ``hand`` (the hand composer of the game being played:
-    ``show(phase, view, message)``, ``key(k)``, ``notice(text)``, ``screen()``) and ``menu``
+    button, or ``None``), ``hand`` (a :class:`SeatHand`: the hand composer of the game
+    being played, :class:`NoHand` before one) and ``menu``
     (the handheld menu while it is open, :mod:`device.hands.menu`)."""
 
     index: int
     handheld: Handheld
     kind: SeatKind = SeatKind.HUMAN
     slap_pin: int | None = None
-    hand: Any = field(default=None, repr=False)
+    hand: SeatHand = field(default_factory=NoHand, repr=False)
     menu: SeatMenu | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.hand, NoHand):
+            self.hand.seat = self.index
 
     @property
     def name(self) -> str:
         """``"Seat 3"`` for index 2."""
         return seat_name(self.index)
 
-    def screen(self) -> Any:
+    def screen(self) -> HandScreenModel:
         """What this seat's hand screen shows now: the open menu, else the hand composer's
         screen (a ``HandScreenModel``)."""
         return self.menu.screen() if self.menu is not None else self.hand.screen()

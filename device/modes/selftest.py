@@ -25,7 +25,7 @@ from PIL import Image, ImageDraw
 from device.common.phase import Phase
 from device.games import AnyPlugin
 from device.hands.composer import HandKey, HandScreenModel
-from device.hands.seats import Seat
+from device.hands.seats import NoHand, Seat
 from device.reactor.events import Quit
 from device.reactor.loop import Loop, Ticker
 from device.reactor.timers import Timer
@@ -242,9 +242,9 @@ def run_selftest(
 
     def frame(now_ns: int) -> int | None:
         for seat in seats:
-            if seat.hand is None or not isinstance(seat.hand, _Fixed):
-                seat.hand = _Fixed()
-            seat.hand.model = test.hand_screen(seat)
+            hand = seat.hand if isinstance(seat.hand, _Fixed) else _Fixed()
+            hand.model = test.hand_screen(seat)
+            seat.hand = hand
         if test.index >= 0:
             presenter.present(test.model(), seats, now_ns, False)
         else:
@@ -258,10 +258,12 @@ def run_selftest(
     return test
 
 
-class _Fixed:
-    """A hand composer stand-in that shows a fixed model (the self-test's questions)."""
+class _Fixed(NoHand):
+    """A hand that shows a fixed model (the self-test's questions); keys reach the test, not
+    the hand."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.model = HandScreenModel("", "")
 
     def screen(self) -> HandScreenModel:

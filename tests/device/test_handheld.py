@@ -1,5 +1,6 @@
-"""The handheld's state machine (device/handheld.py): Riiing! strip, Right on Time lay
-composer, phases, stale keys; views are built directly from the engine's view dataclasses."""
+"""The handheld's state machine (device/hands/composer.py and each game's hand composer):
+Riiing! strip, Right on Time lay composer, phases, stale keys; views are built directly from
+the engine's view dataclasses."""
 
 from __future__ import annotations
 
@@ -742,3 +743,22 @@ def test_ziehen_and_the_draw_tile_have_different_glyphs() -> None:
     ziehen = next(t for t in tiles if t.kind == "card" and t.label == "3")
     draw_tile = next(t for t in tiles if t.kind == "action")
     assert ziehen.glyph != draw_tile.glyph
+
+
+def test_a_seat_without_a_game_shows_its_number_and_ignores_keys() -> None:
+    """Before a game is chosen a seat's hand is :class:`NoHand`: its screen is the seat's
+    number, a key makes no action and is not a refusal, a view or notice changes nothing."""
+    from luma.core.device import dummy
+
+    from device.hands.seats import Handheld, NoHand, Seat
+
+    seat = Seat(2, Handheld(2, dummy(width=128, height=64, mode="1")))
+    assert isinstance(seat.hand, NoHand)
+    before = seat.screen()
+    assert before.seat_label == "3"
+    for k in HandKey:
+        assert seat.hand.key(k) is None
+        assert not seat.hand.refused
+    seat.hand.show("play", None, "hello")
+    seat.hand.notice("No: not now")
+    assert seat.screen() == before

@@ -1,4 +1,5 @@
-"""The lobby's choices (device/flow/lobby.py) and the table's event lines (device/narrate.py)."""
+"""The lobby's choices (device/flow/lobby.py) and the table's event lines
+(device/games/riiing/ri_narrate.py, device/games/right_on_time/rt_narrate.py)."""
 
 from __future__ import annotations
 
