@@ -108,8 +108,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+MAX_SEED = 2**62
+"""The largest ``--seed``: the game database keeps seeds as SQLite INTEGERs (signed 64-bit),
+and a run of games counts up from it."""
+
+
 def check_args(args: argparse.Namespace) -> None:
-    """Range checks argparse cannot do; raises :class:`UsageError` naming the flag."""
+    """Range checks argparse cannot do, and flags the chosen mode has no use for; raises
+    :class:`UsageError` naming the flag."""
+    if not 0 <= args.seed <= MAX_SEED:
+        raise UsageError(f"--seed must be 0 to {MAX_SEED}")
+    if args.headless and args.humans is not None:
+        raise UsageError("--humans is for the simulator: a headless game is all computers")
+    if (args.headless or args.sim) and args.config is not None:
+        raise UsageError("--config is for the console's hardware mode, not --sim or "
+                         "--headless")
     if args.seats is not None and not 2 <= args.seats <= 6:
         raise UsageError("--seats must be 2 to 6")
     if args.humans is not None and not 0 <= args.humans <= (args.seats or 6):

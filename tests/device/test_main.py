@@ -21,6 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
     [
         (["--seats", "9"], "--seats"),
         (["--seed", "x"], "--seed"),
+        (["--headless", "--seed", str(2**63)], "--seed"),
+        (["--headless", "--seed", "-1"], "--seed"),
+        (["--headless", "--humans", "3"], "--humans"),
+        (["--headless", "--config", "/etc/partytable/config.toml"], "--config"),
         (["--game", "chess"], "--game"),
         (["--bogus"], "--bogus"),
         (["--sim", "--humans", "9"], "--humans"),
