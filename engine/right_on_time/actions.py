@@ -47,7 +47,7 @@ class Lay:
 
     def __post_init__(self) -> None:
         if self.card not in HAND_CODES:
-            raise NotationError(f"lay: {self.card!r} is not a card code")
+            raise NotationError(f"lay: {self.card!r} is not a card code", "RT-1.1")
         if self.card == "J":
             if self.declared not in _JOKER_VALUES:
                 raise NotationError(f"lay: a Joker is declared 1..7, got {self.declared!r}")
@@ -156,7 +156,8 @@ def _hand_code(token: str, text: str, joker: str) -> Card:
             f"action {short_repr(text)}: {short_repr(token)} is a discard-pile code; "
             f"a Joker in {joker}"
         )
-    raise NotationError(f"action {short_repr(text)}: {short_repr(token)} is not a card code")
+    raise NotationError(f"action {short_repr(text)}: {short_repr(token)} is not a card code",
+                        "RT-1.1")
 
 
 def _lay(token: str, text: str) -> Lay:

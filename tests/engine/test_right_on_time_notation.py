@@ -277,3 +277,12 @@ def test_apply_refuses_a_foreign_action() -> None:
     """apply refuses something that is not a Right on Time action with a NotationError."""
     with pytest.raises(NotationError, match="not a Right on Time action"):
         GAME.apply(GAME.new(3, 1), "play 6")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", ["play 8", "play @1 6", "play 99"])
+def test_a_code_that_is_no_card_cites_the_deck_rule(text: str) -> None:
+    """A token that is no card of the deck names RT-1.1 (the cards), as Riiing!'s cite
+    RI-1.1."""
+    with pytest.raises(NotationError) as info:
+        parse_action(text)
+    assert info.value.rule == "RT-1.1"
