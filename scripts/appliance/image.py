@@ -93,6 +93,24 @@ EXCLUDED_PATHS = (
 )
 """What dpkg leaves out of the base (``path-exclude``); copyright files stay."""
 
+
+@dataclass(frozen=True)
+class Flavour:
+    """Which base to build: ``name`` (the cache folder's prefix, ``base`` for the appliance
+    test's), ``excluded`` (dpkg's ``path-exclude`` patterns) and ``post`` (a step run on the
+    finished tree, ``post(rootfs, log)``, after the first ``make install``; raises
+    :class:`BuildError`).  ``version`` goes into the key with the name, so a change to the
+    post step rebuilds that flavour's base and no other."""
+
+    name: str
+    excluded: tuple[str, ...]
+    post: Callable[[Path, Callable[[str], None]], None] | None = None
+    version: int = 0
+
+
+APPLIANCE = Flavour("base", EXCLUDED_PATHS)
+"""The appliance test's base (no display or network modules)."""
+
 JOURNALD = ("[Journal]\nStorage=volatile\nForwardToConsole=yes\nMaxLevelConsole=info\n"
             "TTYPath=/dev/ttyS0\n")
 """The VM's journald.conf.d drop-in: the journal of the current boot is all the test reads
@@ -175,21 +193,25 @@ def dependencies(repo: Path) -> list[str]:
     return [str(d) for d in deps]
 
 
-def base_inputs(repo: Path, mirror: str) -> dict[str, object]:
-    """Everything that goes into the base, as a JSON-able object (its hash is the key)."""
+def base_inputs(repo: Path, mirror: str, flavour: Flavour = APPLIANCE) -> dict[str, object]:
+    """Everything that goes into the base of ``flavour``, as a JSON-able object (its hash is
+    the key; the appliance's has no ``flavour`` entry)."""
     constraints = repo / "constraints.txt"
-    return {
+    inputs: dict[str, object] = {
         "builder": BUILDER,
         "suite": SUITE,
         "mirror": mirror,
         "packages": sorted(set(VM_PACKAGES) | set(apt_packages(repo))),
         "masked": list(MASKED_UNITS),
-        "excluded": list(EXCLUDED_PATHS),
+        "excluded": list(flavour.excluded),
         "boot": [JOURNALD],
         "dependencies": dependencies(repo),
         "constraints": constraints.read_text(encoding="utf-8") if constraints.exists() else "",
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",
     }
+    if flavour != APPLIANCE:
+        inputs["flavour"] = [flavour.name, flavour.version]
+    return inputs
 
 
 def base_key(inputs: Mapping[str, object]) -> str:
@@ -328,10 +350,11 @@ def make_initramfs(root: Path, version: str) -> bytes:
         raise BuildError("initramfs", f"cannot read {err.filename}: {err.strerror}") from None
 
 
-def _debootstrap(root: Path, mirror: str, packages: Sequence[str]) -> str:
+def _debootstrap(root: Path, mirror: str, packages: Sequence[str],
+                 excluded: Sequence[str] = EXCLUDED_PATHS) -> str:
     # force-unsafe-io: no fsync per unpacked file (a failed build is thrown away anyway)
     opts = ["--dpkgopt=force-unsafe-io",
-            *(f"--dpkgopt=path-exclude={p}" for p in EXCLUDED_PATHS),
+            *(f"--dpkgopt=path-exclude={p}" for p in excluded),
             "--dpkgopt=path-include=/usr/share/doc/*/copyright"]
     return run("mmdebstrap", ["mmdebstrap", "--mode=root", "--variant=minbase", "--quiet",
                               f"--include={','.join(packages)}", *opts, SUITE,
@@ -348,27 +371,29 @@ def cache_lock(cache: Path, *, exclusive: bool) -> Iterator[None]:
         yield
 
 
-def ensure_base(repo: Path, cache: Path, log: Log, *, mirror: str = DEFAULT_MIRROR) -> Base:
-    """The base for ``repo``: from ``cache`` when its key is there, else built (a few
-    minutes) and cached, other keys' bases removed so the cache holds one (an exclusive
-    :func:`cache_lock`).  Raises :class:`BuildError`."""
-    inputs = base_inputs(repo, mirror)
+def ensure_base(repo: Path, cache: Path, log: Log, *, mirror: str = DEFAULT_MIRROR,
+                flavour: Flavour = APPLIANCE) -> Base:
+    """The base of ``flavour`` for ``repo``: from ``cache`` when its key is there, else
+    built (a few minutes) and cached, that flavour's other keys' bases removed so the cache
+    holds one of each (an exclusive :func:`cache_lock`).  Raises :class:`BuildError`."""
+    inputs = base_inputs(repo, mirror, flavour)
     key = base_key(inputs)
+    prefix = flavour.name
     with cache_lock(cache, exclusive=True):
-        done = cache / f"base-{key}"
+        done = cache / f"{prefix}-{key}"
         if (done / "complete").exists():
-            log(f"base image: cached ({done})")
+            log(f"{prefix} image: cached ({done})")
             return _base(done, key, built=False)
-        for old in cache.glob("base-*"):
+        for old in cache.glob(f"{prefix}-*"):
             shutil.rmtree(old, ignore_errors=True)
-        work = cache / f"base-{key}.partial"
+        work = cache / f"{prefix}-{key}.partial"
         root = work / "rootfs"
         work.mkdir(parents=True)
         (work / "inputs.json").write_text(json.dumps(inputs, indent=1) + "\n")
         packages = list(inputs["packages"])  # type: ignore[call-overload]
         t0 = time.monotonic()
         log(f"base image: mmdebstrap {SUITE} from {mirror} ({len(packages)} packages) ...")
-        _debootstrap(root, mirror, packages)
+        _debootstrap(root, mirror, packages, flavour.excluded)
         log(f"base image: mmdebstrap done in {time.monotonic() - t0:.0f} s")
         t1 = time.monotonic()
         build_wheels(repo, root / WHEELS.lstrip("/"))
@@ -381,6 +406,8 @@ def ensure_base(repo: Path, cache: Path, log: Log, *, mirror: str = DEFAULT_MIRR
         shutil.copy2(boot[-1], work / "vmlinuz")
         for unused in (root / "boot").glob("initrd.img-*"):  # initramfs-tools' own, 36 MB
             unused.unlink()
+        if flavour.post is not None:
+            flavour.post(root, log)
         log(f"base image: wheels, boot set-up and venv in {time.monotonic() - t1:.0f} s")
         (work / "complete").write_text(key + "\n")
         work.rename(done)
@@ -407,12 +434,17 @@ class RunDisks:
 
 def make_run_disk(base: Base, repo: Path, guest: Path, work: Path, log: Log,
                   *, size_mb: int = 3072, overlay: bool = False,
-                  state_mb: int = 256) -> RunDisks:
+                  state_mb: int = 256, guest_files: Mapping[str, str] = GUEST_FILES,
+                  enable: Sequence[tuple[str, str]] = GUEST_ENABLE,
+                  tree: Callable[[Path], None] | None = None) -> RunDisks:
     """A fresh ``work/disk.img`` (raw ext4, ``size_mb`` MiB, sparse) of the base with the
-    project installed by ``make install`` and the test's guest files (``guest/``, see
-    :data:`GUEST_FILES`, and :data:`INSTALL_SH`) laid in, its initramfs, and with
-    ``overlay`` the read-only root layout's two disks (:class:`RunDisks`); the copied tree is
-    removed afterwards.  Raises :class:`BuildError`."""
+    project installed by ``make install`` and the test's guest files (``guest_files``: a
+    name in ``guest/`` -> its path in the tree, default :data:`GUEST_FILES`; ``enable``:
+    ``(unit, wants folder)`` links, default :data:`GUEST_ENABLE`; and :data:`INSTALL_SH`)
+    laid in, ``tree(rootfs)`` run on the tree after ``make install`` (a scenario's own
+    files), its initramfs, and with ``overlay`` the read-only root layout's two disks
+    (:class:`RunDisks`); the copied tree is removed afterwards.  Raises
+    :class:`BuildError`."""
     root = work / "rootfs"
     with cache_lock(base.rootfs.parent.parent, exclusive=False):
         run("copy base", ["cp", "-a", "--reflink=auto", str(base.rootfs), str(root)])
@@ -427,12 +459,12 @@ def make_run_disk(base: Base, repo: Path, guest: Path, work: Path, log: Log,
         shutil.copyfile(repo / "systemd" / "install.sh", target)
         target.chmod(0o644)
         # the computer-only config first: make install keeps a config that is there
-        for name, dest in GUEST_FILES.items():
+        for name, dest in guest_files.items():
             target = root / dest.lstrip("/")
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(guest / name, target)
             target.chmod(0o644)
-        for unit, wants in GUEST_ENABLE:
+        for unit, wants in enable:
             folder = root / "etc" / "systemd" / "system" / wants
             folder.mkdir(parents=True, exist_ok=True)
             (folder / unit).unlink(missing_ok=True)
@@ -441,6 +473,8 @@ def make_run_disk(base: Base, repo: Path, guest: Path, work: Path, log: Log,
         for line in out.strip().splitlines():
             log(f"  {line}")
         shutil.rmtree(root / SRC.lstrip("/"), ignore_errors=True)
+        if tree is not None:
+            tree(root)
         disk = work / "disk.img"
         run("mke2fs", ["mke2fs", "-q", "-F", "-t", "ext4", "-L", "partytable-vm", "-d",
                        str(root), str(disk), f"{size_mb}M"])

@@ -114,10 +114,13 @@ class Reply:
 
 def qemu_argv(*, kernel: Path, initrd: Path, disk: Path, console: Path, control: Path,
               accel: str, cmdline: str = CMDLINE, disks: Sequence[Path] = (),
-              reboot: bool = False) -> list[str]:
+              reboot: bool = False, devices: Sequence[str] = (),
+              qmp: Path | None = None) -> list[str]:
     """The qemu command line of one boot (see the module docstring); ``accel`` is
     ``"kvm"`` or ``"tcg"``; ``disks``: more drives after ``disk`` (``/dev/vdb``, ...);
-    ``reboot``: the guest may reset itself and boot again (no ``-no-reboot``)."""
+    ``reboot``: the guest may reset itself and boot again (no ``-no-reboot``);
+    ``devices``: more qemu arguments (a scenario's own hardware, e.g. ``-device
+    virtio-gpu-pci``); ``qmp``: a unix socket for qemu's monitor protocol (QMP)."""
     accel_args = (["-accel", "kvm", "-cpu", "host"] if accel == "kvm"
                   else ["-accel", "tcg,thread=multi"])
     drives: list[str] = []
@@ -135,6 +138,8 @@ def qemu_argv(*, kernel: Path, initrd: Path, disk: Path, console: Path, control:
         "-device", "virtio-serial-pci",
         "-chardev", f"socket,id=ctl,path={control},server=on,wait=off",
         "-device", "virtserialport,chardev=ctl,name=appliance",
+        *devices,
+        *(["-qmp", f"unix:{qmp},server=on,wait=off"] if qmp is not None else []),
     ]
 
 
@@ -187,13 +192,16 @@ class Machine:
 
     def __init__(self, *, kernel: Path, initrd: Path, disk: Path, work: Path, accel: str,
                  niceness: int = 0, disks: Sequence[Path] = (), cmdline: str = CMDLINE,
-                 name: str = "console") -> None:
+                 name: str = "console", devices: Sequence[str] = (),
+                 qmp: bool = False) -> None:
         self.kernel = kernel
         self.initrd = initrd
         self.disk = disk
         self.disks = tuple(disks)
         self.cmdline = cmdline
         self.name = name
+        self.devices = tuple(devices)
+        self.qmp = work / "qmp.sock" if qmp else None
         self.work = work
         self.accel = accel
         self.niceness = niceness
@@ -218,7 +226,8 @@ class Machine:
         control.unlink(missing_ok=True)
         argv = qemu_argv(kernel=self.kernel, initrd=self.initrd, disk=self.disk,
                          console=self.console, control=control, accel=self.accel,
-                         cmdline=self.cmdline, disks=self.disks, reboot=reboot)
+                         cmdline=self.cmdline, disks=self.disks, reboot=reboot,
+                         devices=self.devices, qmp=self.qmp)
         self.started_at = time.monotonic()
         with open(self.work / "qemu.err", "ab") as err:  # qemu keeps its own copy
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
@@ -352,6 +361,39 @@ class Machine:
             self.sock.close()
             self.sock = None
         return at
+
+    def monitor(self, command: str, arguments: dict[str, Any] | None = None, *,
+                timeout_s: float = 30.0) -> Any:
+        """Run one QMP ``command`` (with ``arguments``) on this boot's monitor socket; its
+        ``return`` value.  Raises :class:`VmError` when the machine has no monitor, qemu
+        does not answer within ``timeout_s`` or answers with an error."""
+        if self.qmp is None:
+            raise VmError(f"{command}: this machine has no QMP socket (qmp=True)")
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(timeout_s)
+                sock.connect(str(self.qmp))
+                stream = sock.makefile("rwb")
+                stream.readline()  # the greeting
+                for request in ({"execute": "qmp_capabilities"},
+                                {"execute": command, "arguments": arguments or {}}):
+                    stream.write(json.dumps(request).encode() + b"\n")
+                    stream.flush()
+                    while True:
+                        answer = json.loads(stream.readline() or b"{}")
+                        if "return" in answer or "error" in answer or not answer:
+                            break  # events ("event": ...) are skipped
+                    if "error" in answer or not answer:
+                        raise VmError(f"{command}: {answer.get('error', 'no answer')}")
+                return answer["return"]
+        except (OSError, ValueError) as err:
+            raise VmError(f"{command}: the monitor failed ({err})") from None
+
+    def screendump(self, path: Path) -> Path:
+        """The guest's screen now, as a PNG at ``path`` (QMP ``screendump``); raises
+        :class:`VmError`."""
+        self.monitor("screendump", {"filename": str(path), "format": "png"})
+        return path
 
     def console_tail(self, lines: int = 40) -> str:
         """The last ``lines`` of this boot's serial console."""
