@@ -19,6 +19,12 @@ ssd1306    luma.oled SSD1306 128x64 OLED.  Params: ``bus`` (``"i2c"`` or ``"spi"
 sh1106     luma.oled SH1106 128x64 OLED; the same params as ssd1306.
 =========  ==============================================================================
 
+An I2C display's bus is opened as its adapter allows (:func:`_open_i2c`): an adapter with
+plain I2C transfers (``I2C_FUNC_I2C``: a Pi's) gets each frame as one ``I2C_RDWR`` transfer
+through luma's own interface; an SMBus-only one (the kernel's ``i2c-stub``) gets it as
+32-byte SMBus I2C-block writes; one offering neither is refused with one line naming its
+functionality word (docs/hardware-facts.md, "i2c-stub").
+
 Opened devices get ``persist = True`` so luma's exit hook does not blank them.  luma's
 SSD1306/SH1106 resend the whole ~1 KiB frame on every ``display()`` (docs/hardware-facts.md,
 "luma.oled"; about 23 ms per frame at 400 kHz I2C), so wrap each in :class:`ChangedOnly`,
@@ -45,6 +51,8 @@ whose writes fail often is reported through ``on_noisy(seat, reason)`` /
 from __future__ import annotations
 
 import contextlib
+import errno
+import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -52,6 +60,7 @@ from functools import partial
 from typing import Any, Protocol, cast, runtime_checkable
 
 import luma.core.error  # type: ignore[import-untyped]
+import smbus2
 from luma.core.device import dummy  # type: ignore[import-untyped]
 from luma.core.interface.serial import i2c, spi  # type: ignore[import-untyped]
 from PIL import Image
@@ -92,6 +101,8 @@ __all__ = [
     "describe_hand_display",
     "open_hand_display",
 ]
+
+log = logging.getLogger(__name__)
 
 I2C_ADDRESSES = (0x3C, 0x3D)
 """The only addresses an SSD1306/SH1106 answers on (SA0 jumper low/high)."""
@@ -824,18 +835,7 @@ def _open_bus(seat: int, where: str, p: Mapping[str, object]) -> Any:
 
     port = p["port"]
     if p["bus"] == "i2c":
-        return _open_explained(
-            lambda: i2c(port=port, address=p["address"]),
-            where, seat, f"/dev/i2c-{port}",
-            (
-                (luma.core.error.DeviceNotFoundError,
-                 "{node} not found; enable the bus (dtparam=i2c_arm=on, or the i2c-mux /"
-                 " i2c-gpio overlay for more buses)"),
-                (luma.core.error.DevicePermissionError,
-                 "permission denied on {node}; add the user to group i2c"),
-                ((luma.core.error.Error, OSError, ImportError), "cannot open {node} ({exc})"),
-            ),
-        )
+        return _open_i2c(seat, where, cast(int, port), cast(int, p["address"]))
     return _open_explained(
         lambda: spi(
             port=port,
@@ -858,6 +858,123 @@ def _open_bus(seat: int, where: str, p: Mapping[str, object]) -> Any:
 _Advice = tuple[type[BaseException] | tuple[type[BaseException], ...], str]
 """An error a bus's opener may raise, and what to say: ``"{node} not found; ..."``
 (``{node}``: the device node, ``{exc}``: the error)."""
+
+_I2C_ADVICE: tuple[_Advice, ...] = (
+    (luma.core.error.DeviceNotFoundError,
+     "{node} not found; enable the bus (dtparam=i2c_arm=on, or the i2c-mux /"
+     " i2c-gpio overlay for more buses)"),
+    (luma.core.error.DevicePermissionError,
+     "permission denied on {node}; add the user to group i2c"),
+    ((luma.core.error.Error, OSError, ImportError), "cannot open {node} ({exc})"),
+)
+"""What to say when ``/dev/i2c-N`` cannot be opened (:func:`_open_explained`)."""
+
+
+def _open_i2c(seat: int, where: str, port: int, address: int) -> Any:
+    """Open ``/dev/i2c-<port>`` for the panel at ``address`` as the adapter allows.
+
+    The adapter's functionality word (smbus2's ``SMBus.funcs``, the ``I2C_FUNCS`` ioctl)
+    decides: with ``I2C_FUNC_I2C`` (a Pi's bcm2835, its i2c-gpio buses and TCA9548A
+    channels) luma's own managed interface, which sends each frame as one ``I2C_RDWR``
+    transfer of up to 4 KiB; without it but with ``I2C_FUNC_SMBUS_WRITE_I2C_BLOCK`` (an
+    SMBus-only adapter such as the kernel's ``i2c-stub``) luma's interface on a bus this
+    function opened, which sends frames as SMBus I2C-block writes of 32 bytes (register
+    0x40; commands go as such writes to register 0x00 either way) and whose ``cleanup()``
+    closes that bus.  Plain SMBus block writes would not do: they put a count byte before
+    the data, which the controller would take for pixels.  Which of the two is used is
+    logged once per bus (INFO).  Returns the luma serial interface.
+
+    Raises :class:`~drivers.errors.DeviceUnavailableError` naming seat, kind, bus and
+    address: the node missing or not permitted (with the fix), or an adapter that offers
+    neither (its functionality word in the line).
+    """
+    node = f"/dev/i2c-{port}"
+    bus = _open_explained(lambda: _smbus(port), where, seat, node, _I2C_ADVICE)
+    try:
+        funcs = int(bus.funcs)
+    except (AttributeError, TypeError, ValueError):
+        funcs = 0
+    if funcs & smbus2.I2cFunc.I2C:
+        bus.close()
+        serial = _open_explained(
+            lambda: i2c(port=port, address=address), where, seat, node, _I2C_ADVICE
+        )
+        _log_path(node, "plain I2C: each frame one I2C_RDWR transfer")
+        return serial
+    if funcs & smbus2.I2cFunc.SMBUS_WRITE_I2C_BLOCK:
+        _log_path(
+            node,
+            f"SMBus only (functionality 0x{funcs:08X}, no I2C_FUNC_I2C): frames as 32-byte"
+            " SMBus I2C-block writes",
+        )
+        return _OwnedBusI2C(bus, address)
+    _quiet_close(bus)
+    raise DeviceUnavailableError(
+        where,
+        f"{node} offers neither plain I2C transfers nor SMBus I2C-block writes (functionality"
+        f" 0x{funcs:08X}); wire the display to another I2C bus",
+        seat=seat,
+    )
+
+
+def _smbus(port: int) -> Any:
+    """``smbus2.SMBus(port)``, its open errors as luma's ``i2c`` raises them (a missing
+    node: ``DeviceNotFoundError``; no permission: ``DevicePermissionError``)."""
+    try:
+        return smbus2.SMBus(port)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise luma.core.error.DeviceNotFoundError(
+                f"I2C device not found: {exc.filename}"
+            ) from exc
+        if exc.errno in (errno.EPERM, errno.EACCES):
+            raise luma.core.error.DevicePermissionError(
+                f"I2C device permission denied: {exc.filename}"
+            ) from exc
+        raise
+
+
+_logged_paths: set[tuple[str, str]] = set()
+_logged_lock = threading.Lock()
+
+
+def _log_path(node: str, how: str) -> None:
+    """Log (INFO) how frames go to ``node``, once per node and way in this process."""
+    with _logged_lock:
+        if (node, how) in _logged_paths:
+            return
+        _logged_paths.add((node, how))
+    log.info("OLEDs on %s: %s", node, how)
+
+
+def _quiet_close(bus: Any) -> None:
+    """Close an smbus2 bus; its own error would hide the one being reported."""
+    try:
+        bus.close()
+    except OSError:
+        return
+
+
+class _OwnedBusI2C:
+    """luma's I2C interface on an SMBus-only adapter: luma's ``i2c(bus=...)`` (frames as
+    32-byte SMBus I2C-block writes) on ``bus``, an smbus2 bus this object owns:
+    :meth:`cleanup` closes it (luma's own leaves a given bus open)."""
+
+    def __init__(self, bus: Any, address: int) -> None:
+        self._bus = bus
+        self._serial = i2c(bus=bus, address=address)
+
+    def command(self, *cmd: int) -> None:
+        """Send one command block (at most 32 bytes; luma's ``command``)."""
+        self._serial.command(*cmd)
+
+    def data(self, data: Any) -> None:
+        """Send display data in 32-byte blocks (luma's ``data``)."""
+        self._serial.data(data)
+
+    def cleanup(self) -> None:
+        """Close the bus; raises ``OSError`` as ``SMBus.close`` does."""
+        self._bus.close()
 
 
 def _open_explained(
