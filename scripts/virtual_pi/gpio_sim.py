@@ -27,7 +27,8 @@ into ``/opt/partytable/.venv`` itself.
 
 :func:`make_gpio_disk` puts the module, the wheel and the guest tools (``guest/gpiosim.py``,
 ``guest/fairness.py``) on a small ext4 disk of their own, which the VM gets as ``/dev/vdb``
-next to an appliance run disk; :func:`guest_commands` mounts it, installs the wheel into the
+next to an appliance run disk (boot it with :data:`TCG_CPU` under TCG: the wheel needs
+x86-64-v2); :func:`guest_commands` mounts it, installs the wheel into the
 venv offline and makes the chip.
 
 Every failure raises :class:`scripts.appliance.image.BuildError` with one line.
@@ -207,6 +208,12 @@ def ensure_lgpio_wheel(cache: Path, log: Log) -> Path:
     log(f"lgpio wheel: {found[-1].name}")
     return found[-1]
 
+
+TCG_CPU = ("-cpu", "max")
+"""qemu's CPU for a TCG boot that runs lgpio: PyPI's manylinux_2_34 wheel is compiled for
+x86-64-v2 (its ``PyInit__lgpio`` uses SSE4.1's ``pinsrq``), which TCG's default CPU
+(``qemu64``) lacks -- ``import lgpio`` dies of SIGILL ("trap invalid opcode ... in
+_lgpio.cpython-311-x86_64-linux-gnu.so").  ``max`` gives every feature TCG emulates."""
 
 GUEST = Path(__file__).resolve().parent / "guest"
 GUEST_TOOLS = ("gpiosim.py", "fairness.py")
