@@ -149,10 +149,10 @@ class Handheld:
         boot_id = int.from_bytes(os.urandom(4), "big")
         return self.core_module.HandheldCore(self.handheld_id, "vpi-usb-1", boot_id)
 
-    def event(self, what: str, **extra: Any) -> None:
-        """Log one event at now (monotonic s)."""
-        self.events.append({"i": len(self.events), "what": what, "t": time.monotonic(),
-                            **extra})
+    def event(self, what: str, at: float | None = None, **extra: Any) -> None:
+        """Log one event at ``at`` (monotonic s; default now)."""
+        self.events.append({"i": len(self.events), "what": what,
+                            "t": time.monotonic() if at is None else at, **extra})
 
     # --- the cable --------------------------------------------------------------------
     def _udc_file(self) -> str:
@@ -181,7 +181,7 @@ class Handheld:
             return {"ok": False, "error": f"plug: writing {udc} to {self._udc_file()}: {err}"}
         self.bound = True
         self._next_open = 0.0
-        self.event("plug", udc=udc, took_s=time.monotonic() - t)
+        self.event("plug", t, udc=udc, took_s=time.monotonic() - t)
         return {"ok": True, "t": t}
 
     def unplug(self, power: bool = False) -> dict[str, Any]:
@@ -200,7 +200,7 @@ class Handheld:
             lost = len(self.core.pending_keys())
             self.lost_by_power += lost
             self.core = self._new_core()
-        self.event("unplug", power=power, lost=lost, took_s=time.monotonic() - t)
+        self.event("unplug", t, power=power, lost=lost, took_s=time.monotonic() - t)
         return {"ok": True, "t": t, "lost": lost}
 
     # --- the tty ----------------------------------------------------------------------
