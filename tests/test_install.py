@@ -518,12 +518,12 @@ def test_systemd_loads_the_device_class_drivers_at_boot(scenario: Scenario) -> N
     unit starts, so DeviceAllow=char-ttyACM (and the others) resolve at its start; spidev
     only where the kernel has it."""
     shipped = modules_listed((REPO / "systemd/partytable.modules").read_text())
-    assert {"cdc_acm", "usbserial", "i2c-dev", "snd"} <= set(shipped)
+    assert {"cdc_acm", "usbserial", "i2c-dev", "snd", "drm"} <= set(shipped)
     assert "spidev" not in shipped
     installed = scenario.root / "etc/modules-load.d/partytable.conf"
     assert modules_listed(installed.read_text()) == shipped
     assert modules_listed(scenario.own_modules) == [*shipped, "spidev"]
-    assert "modules: cdc_acm usbserial i2c-dev snd spidev loaded at boot" in \
+    assert "modules: cdc_acm usbserial i2c-dev drm snd spidev loaded at boot" in \
         scenario.own_install.stdout
 
 
