@@ -253,7 +253,9 @@ def computers_only(config: Config) -> bool:
 
 def lobby_choices(config: Config, state_dir: Path) -> tuple[LobbyChoices, str | None]:
     """The lobby's starting choices: the remembered ``lobby.json``, else the config's rule
-    defaults (those the lobby offers) with every seat a person; at most as many seats as
+    options (each on its lobby row; a ``lobby_parts`` switch turns on the rows of its parts
+    the config does not give; the config check, ``device.config.checks.read_rules``,
+    refuses every other value) with every seat a person; at most as many seats as
     the config has.  Plus a one-line warning for a damaged ``lobby.json``.  A state
     directory this user may not enter (mode 000, another owner's 0700) gives the defaults
     and no warning: the game database names the directory and its permission on the TV
@@ -270,10 +272,16 @@ def lobby_choices(config: Config, state_dir: Path) -> tuple[LobbyChoices, str | 
         chosen = choices.game
         choices = replace(choices, kinds=("human",) * max(2, min(len(config.seats), 4)))
         for name, plugin in PLUGINS.items():
-            offered = {o.name: o.values for o in plugin.lobby_options}
-            for option, value in config.rule_options(name).items():
-                if value in offered.get(option, ()):
+            rows = {o.name for o in plugin.lobby_options}
+            parts = dict(plugin.lobby_parts)
+            given = config.rule_options(name)
+            for option, value in given.items():
+                if option in rows and isinstance(value, (bool, int)):
                     choices = replace(choices, game=name).with_option(option, value)
+                elif option in parts and value is True:  # RT-8: the parts not given
+                    for part in parts[option]:
+                        if part not in given:
+                            choices = replace(choices, game=name).with_option(part, True)
         choices = replace(choices, game=chosen)
     if len(choices.kinds) > len(config.seats):
         choices = replace(choices, kinds=choices.kinds[: len(config.seats)],
