@@ -271,8 +271,9 @@ def test_no_pin_factory_is_one_line_and_the_device_waits(
 
     monkeypatch.setattr("drivers.pin_factory.open_pin_factory", fail)
     assert main_until_sigterm(["--config", str(path)]) == 1
-    out = capsys.readouterr().out.strip().splitlines()
-    assert out == ["error: GPIO: lgpio is not installed: pip install lgpio"]
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip().splitlines() == ["error: GPIO: lgpio is not installed: pip install lgpio"]
 
 
 def test_a_mux_the_kernel_does_not_show_leaves_the_seats_playing_without_screens(
