@@ -564,13 +564,13 @@ def test_files_and_texts_that_could_hang_or_crash_the_reader_are_one_line(
 ])
 def test_i2c_gpio_buses_cannot_share_pins(gpio: str, needle: str) -> None:
     """An extra i2c-gpio bus on the I2C1 pins, SDA = SCL, two buses on the same pins: each
-    refused with a line naming the pin (they used to pass)."""
+    refused with a line naming the pin (a pin two buses share drives neither)."""
     text = BUNDLED.replace("[gpio.i2c_mux]", gpio + "\n[gpio.i2c_mux]", 1)
     problems = check_config(text)
     assert any(needle in p for p in problems), problems
 
 
-# ------------------------------------------------ a bad [sound] volume (tester, fixB)
+# ------------------------------------------------------------------ a bad [sound] volume
 
 
 @pytest.mark.parametrize(("value", "shown"), [("11", "11"), ("3.5", "the number 3.5"),
@@ -583,8 +583,8 @@ def test_a_bad_sound_volume_is_one_log_line_and_the_default_volume(
     """``[sound] volume = 11`` (or 3.5, "loud"): sound is never a reason to stop a game
     (device/modes/sound.py), so the config loads with the default volume 7 and one log line
     names the key, the value and the default; ``check-config`` accepts the file (exit 0)
-    and warns on stderr with the same words.  Before the fix the file failed check-config
-    and the console never started."""
+    and warns on stderr with the same words: a wrong volume never keeps the console from
+    starting."""
     from device.config.schema import DEFAULT_VOLUME
 
     text = edit("volume = 7 ", f"volume = {value} ")

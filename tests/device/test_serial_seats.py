@@ -152,8 +152,8 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
 
 def test_a_restarted_emulated_handheld_is_a_new_power_up_and_its_keys_count() -> None:
     """The same handheld id started again (Ctrl-C, run again) draws a new boot id, as the
-    board does at power-up: its first keys are applied, not taken for repeats of the old
-    run's (a tester lost 25 keys that way)."""
+    board does at power-up: its first keys are applied, not taken for repeats of the
+    previous run's keys with the same numbers (which would drop them)."""
     from drivers.serial_handheld import SerialHandhelds
 
     clock = FakeClock(3 * S)
