@@ -91,9 +91,9 @@ def run() -> list[str]:
         f"({census.windows} windows of {census.reached} reverses, {CENSUS_GAMES} random games "
         f"over 2-6 seats; windows opened by {steps})",
         f"  reverses that passed the top unseen: {census.inside} inside a multi-card take or "
-        f"penalty, {census.reshuffled} straight after a reshuffle; the old rule would have "
-        f"swallowed {census.old_rule} of the {census.windows} windows "
-        f"({census.old_rule / max(census.windows, 1):.0%})",
+        f"penalty, {census.reshuffled} straight after a reshuffle; {census.stop_windows} of "
+        f"the {census.windows} windows ({census.stop_windows / max(census.windows, 1):.0%}) "
+        f"opened where a draw-until or a take stops at a reverse (RI-5.3, RI-5.4)",
     ]
 
 

@@ -1,7 +1,8 @@
 """The config file's checks across keys, after each table is read by the generic reader
 (``device.config.table_reader.read_table``): the seat count, every pin against the header's budget,
 the enabled functions and every other use; each wired OLED's bus enabled and its slot free;
-the serial ids; the rule options against the engine (``engine.get_game(name).new``).
+the serial ids; the rule options against the engine (``engine.get_game(name).options`` and
+``new``) and the console's lobby (``device.games.base.GamePlugin.lobby_options``).
 
 Each problem is one ``key: message`` line naming the key it is about and, where one exists,
 the fix (docs/hardware-facts.md "Pin budget").
@@ -9,8 +10,7 @@ the fix (docs/hardware-facts.md "Pin budget").
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from device.config.schema import (
@@ -29,6 +29,7 @@ from device.config.schema import (
     seat_lines,
 )
 from device.config.table_reader import FIRST_PIN, LAST_PIN, PinUse, Problems, Reading, shown, table
+from drivers.values import is_int
 
 __all__ = [
     "SeatRead",
@@ -222,8 +223,13 @@ def check_serial_ids(p: Problems, seats: Sequence[SeatConfig]) -> None:
 
 def read_rules(r: Reading, value: object, seats: int
                 ) -> tuple[tuple[str, tuple[tuple[str, StoredOption], ...]], ...] | None:
-    """``[rules.<game>]``: each game one of ``device.games.PLUGINS``, each option checked by
-    the engine's own ``new`` for ``seats`` seats."""
+    """``[rules.<game>]``: each game one of ``device.games.PLUGINS``; each option one of
+    ``engine.get_game(game).options``, of that option's exact type (``true``/``false`` for
+    a switch, a whole number that is no bool for a number), accepted by the engine's own
+    ``new`` for ``seats`` seats, and one the console's lobby starts from: a value of the
+    option's lobby row (``GamePlugin.lobby_options``), any switch of ``lobby_parts``, else
+    only the engine's default (the lobby has nothing to show it on).  One problem line per
+    option, ``rules.<game>.<option>: ...``, naming the values the console offers."""
     p = r.problems
     rules = table(r, "rules", value)
     if rules is None:
@@ -242,9 +248,11 @@ def read_rules(r: Reading, value: object, seats: int
         if given is None:
             ok = False
             continue
-        problem = _engine_problem(game_name, given, seats)
-        if problem is not None:
+        problems = [(f"{key}.{name}", message) for name, option in given.items()
+                    if (message := _option_problem(game_name, name, option, seats)) is not None]
+        for problem in problems:
             p.add(*problem)
+        if problems:
             ok = False
             continue
         out.append((game_name, tuple(
@@ -254,22 +262,47 @@ def read_rules(r: Reading, value: object, seats: int
     return tuple(out) if ok else None
 
 
-def _engine_problem(game_name: str, given: Mapping[str, object], seats: int
-                    ) -> tuple[str, str] | None:
-    """``(key, message)`` of the first option the engine refuses, or ``None``."""
+def _option_problem(game_name: str, name: str, value: object, seats: int) -> str | None:
+    """What is wrong with option ``name`` = ``value`` of ``game_name`` in the config, or
+    ``None``: unknown, of the wrong type, refused by the engine for ``seats`` seats, or not
+    a value the console's lobby offers (see :func:`read_rules`)."""
     import engine
+    from device.games import PLUGINS
 
     game = engine.get_game(game_name)
-    known = [spec.name for spec in game.options]
-    for name in given:
-        if name not in known:
-            return f"rules.{game_name}.{name}", f"unknown option (known: {', '.join(known)})"
+    specs = {spec.name: spec for spec in game.options}
+    spec = specs.get(name)
+    if spec is None:
+        return f"unknown option (known: {', '.join(specs)})"
+    plugin = PLUGINS[game_name]
+    rows = {row.name: row for row in plugin.lobby_options}
+    if name not in rows and name not in dict(plugin.lobby_parts):
+        if value == spec.default and type(value) is type(spec.default):
+            return None
+        return (f"the console plays only {_toml_value(spec.default)}: its lobby has no "
+                f"{name} row")
+    if isinstance(spec.default, bool):
+        if not isinstance(value, bool):
+            return f"expected true or false, got {shown(value)}"
+    elif not is_int(value):
+        return f"expected a whole number, got {shown(value)}"
     try:
-        game.new(seats, 0, dict(given))
+        game.new(seats, 0, {name: value})
     except (engine.EngineError, ValueError, TypeError) as exc:
         message = " ".join(str(exc).split())
-        match = re.match(r"option (\w+): (.*)", message)
-        if match and match.group(1) in given:
-            return f"rules.{game_name}.{match.group(1)}", match.group(2)
-        return f"rules.{game_name}", message
+        return message.removeprefix(f"option {name}: ")
+    row = rows.get(name)
+    if row is not None and value not in row.values:
+        offered = ", ".join(_toml_value(v) for v in sorted(row.values))
+        return (f"{_toml_value(value)} is not one the console's lobby offers "
+                f"({row.label}: {offered})")
     return None
+
+
+def _toml_value(value: object) -> str:
+    """``value`` as the config writes it: ``true``, ``5``, ``"standard"``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)

@@ -147,7 +147,9 @@ class GamePlugin(TableFace[V], Generic[P, A, V]):
     Class attributes: ``name`` (the engine registry name, also the key in the journal and
     ``lobby.json``), ``title`` (what the lobby and logs say, e.g. ``"Riiing!"``),
     ``lobby_options`` (the option rows the lobby offers; other options keep their engine
-    defaults), ``wakeup_race`` (the game opens with the wake-up race of RI-2.3: the first
+    defaults), ``lobby_parts`` (options the lobby shows as the rows of their parts, as
+    ``(option, parts)`` pairs: a config's ``true`` turns each part's row on),
+    ``wakeup_race`` (the game opens with the wake-up race of RI-2.3: the first
     person to slap moves first; otherwise the lobby's ``first`` seat opens, RT-2.3) and
     ``windows`` (the game's slap windows and false slaps, :class:`SlapWindows`, or
     ``None`` for a game whose slap buttons matter only in the wake-up race) and
@@ -158,6 +160,9 @@ class GamePlugin(TableFace[V], Generic[P, A, V]):
 
     title: ClassVar[str]
     lobby_options: ClassVar[tuple[OptionChoice, ...]] = ()
+    lobby_parts: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+    """Boolean options without a row of their own that switch on other options' rows, as
+    ``(option, parts)`` pairs (Right on Time's ``less_influence``: its three RT-8 parts)."""
     wakeup_race: ClassVar[bool] = False
     window_name: ClassVar[str] = "Slap window"
     """What the results screen calls one slap window (e.g. ``"RIIING!"``)."""

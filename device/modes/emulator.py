@@ -15,7 +15,6 @@ Times: the core's clock is u32 milliseconds, taken from the injected clock
 
 from __future__ import annotations
 
-import argparse
 import collections
 import contextlib
 import errno
@@ -297,15 +296,29 @@ def main(argv: list[str]) -> int:
     a pty until Ctrl-C; prints the path to give the console (``seat.handheld.id`` or its
     HELLO id), writes each new picture as a PNG to ``--out`` (default: none), and reads
     keys from the terminal (l, r, s, b + Enter), every one pressed (:class:`KeyTyper`)."""
-    parser = argparse.ArgumentParser(prog="python -m device emulate-handheld",
-                                     description="an emulated serial handheld on a pty")
+    from device.modes.cli import UsageError, _Parser  # a usage error is one line
+
+    parser = _Parser(prog="python -m device emulate-handheld",
+                     description="an emulated serial handheld on a pty")
     parser.add_argument("--id", default="emulated-1", help="its HELLO id (default emulated-1)")
     parser.add_argument("--out", type=Path, default=None, help="write each picture here")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help: argparse printed it
+        return int(done.code or 0)
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     try:
         handheld = EmulatedHandheld(args.id)
-    except (ImportError, ValueError) as err:
+    except ImportError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    except ValueError as err:  # the firmware's check of its HELLO id: named by its flag
+        message = str(err)
+        if message.startswith("handheld_id "):
+            message = "--id " + message.removeprefix("handheld_id ")
+        print(f"error: {message}", file=sys.stderr)
         return 2
     path = handheld.plug()
     print(f"handheld {args.id} on {path} (keys: l r s b + Enter; Ctrl-C ends)", flush=True)

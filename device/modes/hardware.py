@@ -29,6 +29,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -253,7 +254,9 @@ def computers_only(config: Config) -> bool:
 
 def lobby_choices(config: Config, state_dir: Path) -> tuple[LobbyChoices, str | None]:
     """The lobby's starting choices: the remembered ``lobby.json``, else the config's rule
-    defaults (those the lobby offers) with every seat a person; at most as many seats as
+    options (each on its lobby row; a ``lobby_parts`` switch turns on the rows of its parts
+    the config does not give; the config check, ``device.config.checks.read_rules``,
+    refuses every other value) with every seat a person; at most as many seats as
     the config has.  Plus a one-line warning for a damaged ``lobby.json``.  A state
     directory this user may not enter (mode 000, another owner's 0700) gives the defaults
     and no warning: the game database names the directory and its permission on the TV
@@ -270,10 +273,16 @@ def lobby_choices(config: Config, state_dir: Path) -> tuple[LobbyChoices, str | 
         chosen = choices.game
         choices = replace(choices, kinds=("human",) * max(2, min(len(config.seats), 4)))
         for name, plugin in PLUGINS.items():
-            offered = {o.name: o.values for o in plugin.lobby_options}
-            for option, value in config.rule_options(name).items():
-                if value in offered.get(option, ()):
+            rows = {o.name for o in plugin.lobby_options}
+            parts = dict(plugin.lobby_parts)
+            given = config.rule_options(name)
+            for option, value in given.items():
+                if option in rows and isinstance(value, (bool, int)):
                     choices = replace(choices, game=name).with_option(option, value)
+                elif option in parts and value is True:  # RT-8: the parts not given
+                    for part in parts[option]:
+                        if part not in given:
+                            choices = replace(choices, game=name).with_option(part, True)
         choices = replace(choices, game=chosen)
     if len(choices.kinds) > len(config.seats):
         choices = replace(choices, kinds=choices.kinds[: len(config.seats)],
@@ -367,9 +376,14 @@ def run_hardware(args: argparse.Namespace) -> int:
 
     Under systemd (``device.modes.notify``, ``systemd/partytable.service``) it sends ``READY=1``
     (with ``STATUS=playing``) after the first frame, ``WATCHDOG=1`` from the loop and
-    ``STOPPING=1`` when the process ends.  A bad config or a driver that cannot be opened is
-    shown on the TV while the service waits (:func:`serve`): exit 2 (bad config) or 1 (a
-    driver) on SIGTERM, or 1 at once when the TV itself cannot open (systemd restarts it).
+    ``STOPPING=1`` when the process ends.  A bad config (:func:`serve`): each problem is one
+    ``source: key: problem`` line on stderr, then :data:`FIX_HINT` once, and the first
+    problem is shown on the TV; the process waits, looking at the file every
+    :data:`CONFIG_POLL_NS`, and starts the console once it passes; SIGTERM meanwhile exits
+    2.  With no TV it waits the same way, with one more stderr line (before the hint)
+    saying the TV cannot show it.  A driver that cannot be opened: one ``error:`` line on
+    stderr and on the TV, tried again every :data:`RIG_RETRY_NS`; SIGTERM exits 1; a TV
+    that cannot open either exits 1 at once (systemd restarts the service).
     ``PARTYTABLE_DEBUG_HANG`` arms the watchdog test's hang (:func:`device.reactor.events
     .hang_on_signal`).  Sound plays at the config's ``[sound] volume`` (``--volume``
     overrides it) on SDL's default audio device; none is one log line and silence."""
@@ -431,15 +445,17 @@ def serve(
     screen's TV to reuse, or ``None``); ``environ``: where ``SDL_VIDEODRIVER`` is read
     (default ``os.environ``).  Times are ``clock``'s CLOCK_MONOTONIC ns.
 
-    - A config that fails ``check-config``: every problem is printed (``source: problem``),
-      the first is shown on the TV (:func:`config_fault`; the driver the broken file names,
-      else :func:`fault_display_mode`), ``READY=1`` goes with ``STATUS=<that line>`` (so
-      ``TimeoutStartSec=`` does not restart it in a loop) and ``WATCHDOG=1`` keeps going
-      while the file is looked at every :data:`CONFIG_POLL_NS`; once it changes and passes,
-      the console starts; :class:`~device.reactor.events.Quit` (SIGTERM) meanwhile returns 2.
-    - A driver that cannot be opened: ``error: <line>`` is printed and shown on the TV the
-      same way, the rig is tried again every :data:`RIG_RETRY_NS`; Quit returns 1; a TV
-      that cannot open either returns 1 at once (systemd restarts the service after its
+    - A config that fails ``check-config``: every problem is printed on stderr
+      (``source: problem``), then :data:`FIX_HINT` once; the first is shown on the TV
+      (:func:`config_fault`; the driver the broken file names, else
+      :func:`fault_display_mode`; no TV: one more stderr line, and the same wait),
+      ``READY=1`` goes with ``STATUS=<that line>`` (so ``TimeoutStartSec=`` does not
+      restart it in a loop) and ``WATCHDOG=1`` keeps going while the file is looked at
+      every :data:`CONFIG_POLL_NS`; once it changes and passes, the console starts;
+      :class:`~device.reactor.events.Quit` (SIGTERM) meanwhile returns 2.
+    - A driver that cannot be opened: ``error: <line>`` is printed on stderr and shown on
+      the TV the same way, the rig is tried again every :data:`RIG_RETRY_NS`; Quit returns
+      1; a TV that cannot open either returns 1 at once (systemd restarts the service after its
       ``RestartSec=``, right for a TV that is not plugged in yet).
     """
     env = os.environ if environ is None else environ
@@ -480,6 +496,7 @@ def wait_for_config(
         fault = config_fault(err, path)
     mode = fault_display_mode(path, environ)
     display = _open_fault_display(mode, clock)
+    _problem(FIX_HINT)  # once: a terminal without the TV knows the console waits
     screen = _fault_screen(display)
     loaded: list[Config] = []
     last = _file_state(path)
@@ -528,13 +545,13 @@ def open_or_wait(
         return opener(config, display)
     except (DriverError, ConfigError) as err:
         line = _first_line(err)
-    print(f"error: {line}", flush=True)  # the log goes to the same terminal: one line
+    _problem(f"error: {line}")  # the log goes to the same terminal: one line
     if display is None:
         try:
             display = TableDisplay(config.display.driver, None, clock=clock)
         except DriverError as err:
             if str(err) != line:
-                print(f"error: the TV cannot show it either: {err}", flush=True)
+                _problem(f"error: the TV cannot show it either: {err}")
             return None
     opened: list[Rig] = []
     shown = line
@@ -548,7 +565,7 @@ def open_or_wait(
             if again == shown:
                 return None
             shown = again
-            print(f"error: {again}", flush=True)
+            _problem(f"error: {again}")
             return driver_fault(again)
         log.warning("the drivers opened: starting the console")
         return True
@@ -768,7 +785,7 @@ def _open_fault_display(mode: str, clock: Clock) -> TableDisplay | None:
     try:
         return TableDisplay(mode, None, clock=clock)
     except DriverError as err:
-        print(f"error: the TV cannot show it: {err}", flush=True)
+        _problem(f"error: the TV cannot show it: {err}")
         return None
 
 
@@ -793,5 +810,11 @@ def _first_line(err: Exception) -> str:
 
 
 def _print_problems(err: ConfigError) -> None:
+    """Every problem of ``err`` on stderr, ``source: problem`` (as ``check-config``)."""
     for problem in err.problems:
-        print(f"{err.source}: {problem}", flush=True)
+        _problem(f"{err.source}: {problem}")
+
+
+def _problem(line: str) -> None:
+    """One problem line on stderr, flushed (the journal keeps the order of the lines)."""
+    print(line, file=sys.stderr, flush=True)

@@ -42,8 +42,10 @@ MAX_LIMIT = 1000
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``history`` subcommand's arguments."""
-    p = argparse.ArgumentParser(prog="python -m device history",
-                                description="List the last games the console played.")
+    from device.modes.cli import _Parser  # a usage error is one line (UsageError)
+
+    p = _Parser(prog="python -m device history",
+                description="List the last games the console played.")
     p.add_argument("--state-dir", type=Path, default=None,
                    help="the folder of partytable.db (default: the config's [paths] state_dir)")
     p.add_argument("--limit", type=int, default=10, help="how many games (default 10, at most "
@@ -56,11 +58,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     """Run ``history`` with ``argv`` (the words after ``history``); the exit status."""
+    from device.modes.cli import UsageError
+
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv))
-    except SystemExit as done:  # --help (0) or a usage error (2, argparse printed it)
+    except SystemExit as done:  # --help: argparse printed it
         return int(done.code or 0)
+    except UsageError as err:  # a bad flag or value: one line, as python -m device's
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     if not 1 <= args.limit <= MAX_LIMIT:
         print(f"error: --limit must be 1 to {MAX_LIMIT}, got {args.limit}", file=sys.stderr)
         return 2

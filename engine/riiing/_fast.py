@@ -418,8 +418,9 @@ class ReverseCensus:
       later card of a take (RI-5.4) or a false-slap penalty (RI-6.5);
     - ``reshuffled``: reverses drawn as the first card of a step right after a reshuffle
       (RI-8.1);
-    - ``old_rule``: windows the rule before the RI-5.3/RI-5.4 change would have let pass
-      unseen: a demand's draw-until that stopped at a reverse, a take that left it unturned;
+    - ``stop_windows``: windows opened where a step stops at a reverse, which the step
+      would otherwise pass by unseen: a demand's draw-until that stopped at it (RI-5.3), a
+      take that left it unturned (RI-5.4);
     - ``by_step``: ``windows`` split by the action that opened them (``"setup"``,
       ``"draw-until"``, ``"take"``, ``"other"``).
     """
@@ -428,7 +429,7 @@ class ReverseCensus:
     missed: int = 0
     inside: int = 0
     reshuffled: int = 0
-    old_rule: int = 0
+    stop_windows: int = 0
     by_step: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -495,11 +496,11 @@ class _CensusState(FastState):
         if until:
             kind = "draw-until"
             if self._pops == len(self.hands[seat]) - before:  # every drawn card kept
-                census.old_rule += 1
+                census.stop_windows += 1
         elif action == TAKE:
             kind = "take"
             if self._pops == len(self.hands[seat]) - before:  # nothing turned
-                census.old_rule += 1
+                census.stop_windows += 1
         census.by_step[kind] = census.by_step.get(kind, 0) + 1
 
 

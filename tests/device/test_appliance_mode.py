@@ -30,6 +30,7 @@ from device.config.schema import ConfigError
 from device.modes.fault_screen import Fault, FaultScreen
 from device.modes.hardware import (
     CONFIG_POLL_NS,
+    FIX_HINT,
     RIG_RETRY_NS,
     Rig,
     computers_only,
@@ -233,10 +234,13 @@ def test_a_bad_config_is_shown_on_the_tv_and_the_service_waits_until_it_is_fixed
     status = serve(path, clock=clock, queue=fake, notifier=notifier, play=play,
                    opener=fake_opener(clock, fake), environ={})
     assert status == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out == [f"{path}: seat[1].handheld.kind: unknown handheld kind 'nope' (known: "
-                   '"wired" | "serial" | "none")',
-                   f"{path}: seat[1].slap_pin: GPIO 17 is already seat[0].slap_pin"]
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines() == [
+        f"{path}: seat[1].handheld.kind: unknown handheld kind 'nope' (known: "
+        '"wired" | "serial" | "none")',
+        f"{path}: seat[1].slap_pin: GPIO 17 is already seat[0].slap_pin",
+        FIX_HINT]
     early = seen["early"]
     assert early[0].startswith(b"READY=1\nSTATUS=" + str(path).encode() +
                                b": seat[1].handheld.kind: unknown handheld kind"), early
@@ -292,8 +296,9 @@ def test_a_config_edited_but_still_bad_shows_its_new_first_problem(
     got = received(sock)
     assert got[0].startswith(b"READY=1\nSTATUS=")
     assert got[1:] == [f"STATUS={path}: {left}".encode()], got
-    out = capsys.readouterr().out.splitlines()
-    assert out[2:] == [f"{path}: {left}"]
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[2:] == [FIX_HINT, f"{path}: {left}"]  # the hint once
 
 
 def test_the_fault_screen_uses_the_driver_the_broken_file_names(tmp_path: Path) -> None:
@@ -367,8 +372,8 @@ def test_a_driver_fault_is_shown_and_the_rig_is_tried_every_5_s_on_the_same_tv(
     assert times == [7 * S, 7 * S + RIG_RETRY_NS, 7 * S + 2 * RIG_RETRY_NS]
     assert tries[0][1] is None and tries[1][1] is not None and tries[2][1] is tries[1][1]
     assert played[0].display is tries[1][1]  # the rig plays on the fault screen's TV
-    out = capsys.readouterr().out.splitlines()
-    assert out == ["error: serial: no USB hub yet"]
+    out, err = capsys.readouterr()
+    assert (out, err.splitlines()) == ("", ["error: serial: no USB hub yet"])
     got.extend(received(sock))
     assert got[0] == b"READY=1\nSTATUS=serial: no USB hub yet", got
     assert got.count(b"WATCHDOG=1") >= 10, got  # 10 s at one a second
@@ -398,8 +403,43 @@ def test_a_tv_that_cannot_open_exits_1_for_systemd_to_restart(
     status = serve(path, clock=clock, queue=fake, notifier=notifier, play=lambda c, r: 0,
                    opener=opener, environ={})
     assert status == 1 and sent == []
-    assert capsys.readouterr().out.splitlines() == [
-        "error: table display (kmsdrm): no screen connected"]
+    out, err = capsys.readouterr()
+    assert (out, err.splitlines()) == ("", ["error: table display (kmsdrm): no screen connected"])
+
+
+def test_a_bad_config_without_a_tv_says_on_stderr_that_it_waits_for_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bad config and no TV to show it on: stdout stays empty; stderr has each problem,
+    the line that the TV cannot show it and then, once, what to do (the console starts by
+    itself once the file is right), so a person at a terminal knows it waits; the file
+    still bad after an edit prints its problems again without the hint; SIGTERM (Quit)
+    ends the wait with exit status 2."""
+    path = tmp_path / "config.toml"
+    bad = BAD.format(state=tmp_path / "state")
+    path.write_text(bad)
+    clock = FakeClock(0)
+
+    def no_tv(*args: Any, **kw: Any) -> TableDisplay:
+        raise DeviceUnavailableError("table display (kmsdrm)", "no screen connected")
+
+    monkeypatch.setattr("device.modes.hardware.TableDisplay", no_tv)
+    fake = ScriptedQueue(clock, {
+        5 * S: lambda: rewrite(path, bad.replace('"nope"', '"none"')),
+        20 * S: lambda: fake.post(Quit()),
+    })
+    status = serve(path, clock=clock, queue=fake, notifier=Notifier({}),
+                   play=lambda c, r: pytest.fail("the console started"),  # type: ignore[arg-type,return-value]
+                   opener=fake_opener(clock, fake), environ={})
+    assert status == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    kind = (f"{path}: seat[1].handheld.kind: unknown handheld kind 'nope' (known: "
+            '"wired" | "serial" | "none")')
+    pin = f"{path}: seat[1].slap_pin: GPIO 17 is already seat[0].slap_pin"
+    assert err.splitlines() == [
+        kind, pin, "error: the TV cannot show it: table display (kmsdrm): no screen connected",
+        FIX_HINT, pin]
 
 
 def test_sigterm_during_a_driver_fault_exits_1(tmp_path: Path) -> None:
@@ -529,31 +569,35 @@ def test_the_debug_signal_stops_the_watchdog_keep_alive_in_a_real_process(
 def test_a_bad_config_in_a_real_process_waits_and_stops_on_sigterm_with_status_2(
     tmp_path: Path, listener: tuple[socket.socket, str]
 ) -> None:
-    """``python -m device`` with a bad config under NOTIFY_SOCKET: its problems on stdout,
-    READY=1 with STATUS=<the first one>, WATCHDOG=1 from the wait; SIGTERM: STOPPING=1 and
-    exit status 2 (the unit's RestartPreventExitStatus)."""
+    """``python -m device`` with a bad config under NOTIFY_SOCKET: its problems on stderr
+    (stdout stays empty), then once the hint that it waits for the file; READY=1 with
+    STATUS=<the first one>, WATCHDOG=1 from the wait; SIGTERM: STOPPING=1 and exit status 2
+    (the unit's RestartPreventExitStatus)."""
     sock, address = listener
     config = tmp_path / "config.toml"
     config.write_text(BAD.format(state=tmp_path / "state"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "device", "--config", str(config)], cwd=ROOT,
-        env=child_env(address), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        env=child_env(address), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         got = recv_until(sock, b"READY=1")
         assert got[0].startswith(b"READY=1\nSTATUS=" + str(config).encode()), got
         assert b"unknown handheld kind 'nope'" in got[0]
         assert recv_until(sock, b"WATCHDOG=1")[-1] == b"WATCHDOG=1"
         proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
         proc.wait(timeout=30)
     assert proc.returncode == 2
     assert recv_until(sock, b"STOPPING=1")[-1] == b"STOPPING=1"
-    assert out.splitlines() == [
-        f"{config}: seat[1].handheld.kind: unknown handheld kind 'nope' (known: "
-        '"wired" | "serial" | "none")',
-        f"{config}: seat[1].slap_pin: GPIO 17 is already seat[0].slap_pin"]
+    assert out == ""
+    problems = [f"{config}: seat[1].handheld.kind: unknown handheld kind 'nope' (known: "
+                '"wired" | "serial" | "none")',
+                f"{config}: seat[1].slap_pin: GPIO 17 is already seat[0].slap_pin"]
+    lines = err.splitlines()
+    assert lines[:2] == problems, lines
+    assert lines.count(FIX_HINT) == 1, lines
 
 
 def test_the_fault_screens_driver_is_read_as_safely_as_the_config(tmp_path: Path) -> None:

@@ -152,7 +152,20 @@ CASES: list[Any] = [
     ("slap_timeout_s = 8", "slap_timeout_s = 0", "rules.riiing.slap_timeout_s",
      "expected a whole number >= 1, got 0 (RI-6.4)", "bad-rule-value"),
     ("target_points = 3", "target_points = true", "rules.right-on-time.target_points",
-     "expected a number, got True", "rule-bool-is-no-number"),
+     "expected a whole number, got true (a bool)", "rule-bool-is-no-number"),
+    ("target_points = 3", 'target_points = "5"', "rules.right-on-time.target_points",
+     "expected a whole number, got the text '5'", "rule-text-is-no-number"),
+    ("target_points = 3", "target_points = 7", "rules.right-on-time.target_points",
+     "7 is not one the console's lobby offers (Points to win: 1, 2, 3, 4, 5)",
+     "rule-value-the-lobby-does-not-offer"),
+    ("target_points = 3", 'target_points = 3\nless_influence = "yes"',
+     "rules.right-on-time.less_influence", "expected true or false, got the text 'yes'",
+     "rule-text-is-no-switch"),
+    ("target_points = 3", "target_points = 3\nli_joker_seven = 1",
+     "rules.right-on-time.li_joker_seven", "expected true or false, got 1",
+     "rule-number-is-no-switch"),
+    ("slap_timeout_s = 8", 'slap_timeout_s = 8\ndeck = ["1A/<", "1A/O"]', "rules.riiing.deck",
+     'the console plays only "standard": its lobby has no deck row', "rule-without-a-lobby-row"),
     ("slap_timeout_s = 8", "hand_size = 30", "rules.riiing.hand_size",
      "4 seats x 30 cards + 2 needs 122 cards, the deck holds 96 (RI-2.1)",
      "rule-value-too-big-for-the-table"),
@@ -387,13 +400,11 @@ def test_check_config_without_a_file_uses_the_etc_file(
 
 
 def test_every_kind_of_seat_prints_and_reads_back() -> None:
-    """Serial, computer-only and SPI seats, an i2c-gpio bus and an inline deck print as
+    """Serial, computer-only and SPI seats, an i2c-gpio bus and rule options print as
     TOML that reads back to the same config."""
     text = (
         "[gpio]\nspi = true\n[[gpio.i2c_gpio]]\nbus = 3\nsda = 23\nscl = 24\n"
-        "[rules.riiing]\ndeck = ['1A/<', '1A/O', '2A/<', '2A/>', '3A/>', '3A/{2,4,6}', '4A/*S',"
-        " '4A/>', '5A/O', '5A/~', '6A/E', '6A/{1,6,8}', '7A/<', '7A/=', '8A/E', '8A/~', '9A/=',"
-        " '9A/E', '1S/E', '1S/~']\nhand_size = 3\n"
+        "[rules.riiing]\nhand_size = 5\n[rules.right-on-time]\nless_influence = true\n"
         "[[seat]]\nslap_pin = 5\n[seat.handheld]\nkind = \"wired\"\nbus = \"spi\"\n"
         "device = 1\ndc_pin = 12\nrst_pin = 13\nrotation = 2\ncontroller = \"sh1106\"\n"
         "keys = { left = 16, right = 20, select = 21, back = 26 }\n"
@@ -409,13 +420,13 @@ def test_every_kind_of_seat_prints_and_reads_back() -> None:
     assert isinstance(gpio_bus, WiredHandheld) and gpio_bus.port == 3
     assert isinstance(serial, SerialHandheld) and serial.id.endswith("_7-if00")
     assert isinstance(nobody, NoHandheld) and config.seats[3].slap_pin is None
-    deck = config.rule_options("riiing")["deck"]
-    assert isinstance(deck, list) and len(deck) == 20
+    assert config.rule_options("riiing") == {"hand_size": 5}
     printed = format_config(config)
     assert "device = 1  # CE1 = GPIO 7" in printed
     again = parse_config(printed)
     assert again.seats == config.seats and again.gpio == config.gpio
-    assert again.rule_options("riiing")["deck"] == deck
+    assert again.rule_options("riiing")["hand_size"] == 5
+    assert again.rule_options("right-on-time")["li_joker_seven"] is True  # RT-8's parts
     assert config.hand_display(0) == ("sh1106", {
         "bus": "spi", "rotate": 2, "port": 0, "device": 1, "dc_pin": 12, "reset_pin": 13})
     assert config.hand_display(1) == ("ssd1306", {
@@ -553,13 +564,13 @@ def test_files_and_texts_that_could_hang_or_crash_the_reader_are_one_line(
 ])
 def test_i2c_gpio_buses_cannot_share_pins(gpio: str, needle: str) -> None:
     """An extra i2c-gpio bus on the I2C1 pins, SDA = SCL, two buses on the same pins: each
-    refused with a line naming the pin (they used to pass)."""
+    refused with a line naming the pin (a pin two buses share drives neither)."""
     text = BUNDLED.replace("[gpio.i2c_mux]", gpio + "\n[gpio.i2c_mux]", 1)
     problems = check_config(text)
     assert any(needle in p for p in problems), problems
 
 
-# ------------------------------------------------ a bad [sound] volume (tester, fixB)
+# ------------------------------------------------------------------ a bad [sound] volume
 
 
 @pytest.mark.parametrize(("value", "shown"), [("11", "11"), ("3.5", "the number 3.5"),
@@ -572,8 +583,8 @@ def test_a_bad_sound_volume_is_one_log_line_and_the_default_volume(
     """``[sound] volume = 11`` (or 3.5, "loud"): sound is never a reason to stop a game
     (device/modes/sound.py), so the config loads with the default volume 7 and one log line
     names the key, the value and the default; ``check-config`` accepts the file (exit 0)
-    and warns on stderr with the same words.  Before the fix the file failed check-config
-    and the console never started."""
+    and warns on stderr with the same words: a wrong volume never keeps the console from
+    starting."""
     from device.config.schema import DEFAULT_VOLUME
 
     text = edit("volume = 7 ", f"volume = {value} ")
@@ -760,3 +771,37 @@ def test_a_utf16_file_says_save_it_as_utf8(tmp_path: Path, encoding: str) -> Non
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert caught.value.problems == ["file: the file is UTF-16: save it as UTF-8"]
+
+
+def test_the_rule_options_the_config_gives_start_the_lobby_and_reach_the_game(
+    tmp_path: Path,
+) -> None:
+    """Every rule option check-config accepts is what the lobby starts from (no
+    ``lobby.json`` yet) and what the game is dealt with: a row's value on its row, and
+    ``less_influence = true`` as the RT-8 rows of the parts the file does not give."""
+    import engine
+    from device.modes.hardware import lobby_choices
+
+    text = edit("target_points = 3", "target_points = 5\nless_influence = true\n"
+                "li_joker_seven = false").replace("slap_timeout_s = 8", "slap_timeout_s = 15\n"
+                                                  "false_slap_penalty = 0")
+    assert check_config(text) == []
+    choices, warning = lobby_choices(parse_config(text), tmp_path)
+    assert warning is None
+    rot = choices.game_options("right-on-time")
+    assert rot == {"target_points": 5, "li_du_bist_left": True, "li_joker_seven": False,
+                   "li_higher_on_top": True}
+    assert choices.game_options("riiing") == {"hand_size": 7, "slap_timeout_s": 15,
+                                              "false_slap_penalty": 0}
+    game = engine.get_game("right-on-time")
+    dealt = game.position_json(game.new(4, 0, rot))["options"]
+    assert dealt["target_points"] == 5 and dealt["li_higher_on_top"] is True
+
+
+def test_every_rule_problem_is_its_own_line_naming_the_option() -> None:
+    """Two bad options of one game give two lines, each starting with its key path."""
+    problems = check_config(edit("target_points = 3", 'target_points = "5"\nless_influence = 1'))
+    assert problems == [
+        "rules.right-on-time.target_points: expected a whole number, got the text '5'",
+        "rules.right-on-time.less_influence: expected true or false, got 1",
+    ]

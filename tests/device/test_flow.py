@@ -15,7 +15,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
-from console_helpers import console_for
+from console_helpers import console_for, screen_image
 
 from device.common.phase import Phase
 from device.console import Console, GameRecord
@@ -204,7 +204,8 @@ def test_a_gone_handheld_is_shown_and_its_turn_waits(display: TableDisplay) -> N
     queue.post(HandheldBack(0, clock.now_ns()))
     console.step()
     assert console.model(clock.now_ns()).seats[0].connected
-    assert device.image.getbbox() is not None  # the seat's screen was sent again
+    shown = screen_image(console.seats[0].screen())  # what the seat's screen renders to
+    assert shown.getbbox() is not None and device.image.tobytes() == shown.tobytes()
 
 
 def test_a_noisy_screen_is_named_on_the_tv_until_quiet_and_the_game_goes_on(

@@ -180,7 +180,7 @@ def test_random_play_speaks_words_and_starts_on_the_only_choice(game: str, seed:
     """Along a seeded random game, with random keys on the seat to move's handheld: no
     prompt, banner line or picker title holds notation; every banner line fits its font on
     the screen; and whenever a new view leaves exactly one playable tile, the cursor starts
-    on it (a tester had pressed RIGHT eight times to reach DRAW)."""
+    on it (one SELECT plays it, instead of RIGHT pressed along the hand to reach DRAW)."""
     engine = get_game(game)
     rng = random.Random(seed)
     pos = engine.new(rng.randint(2, 5), seed)

@@ -723,7 +723,7 @@ def test_engine_views_are_exactly_reachable(game: str, seed: int) -> None:
 
 def test_with_nothing_playable_the_cursor_starts_on_draw() -> None:
     """Riiing!: when the only legal action is `draw` (RI-4.2) the cursor starts on the DRAW
-    tile, so one SELECT draws (a tester had to press RIGHT eight times)."""
+    tile, so one SELECT draws (not RIGHT pressed past all eight cards first)."""
 
     hand = ("1S/O", "2C/E", "3T/>", "1A/<", "2S/~", "3C/=", "1T/O", "2A/E")
     view = RiiingView(seats=2, seat=0, hand=hand, hand_counts=(8, 5), draw_count=10,
@@ -735,8 +735,8 @@ def test_with_nothing_playable_the_cursor_starts_on_draw() -> None:
 
 
 def test_ziehen_and_the_draw_tile_have_different_glyphs() -> None:
-    """On the OLED a Ziehen! card and the DRAW (+1) tile differ in shape (a tester misread
-    one for the other)."""
+    """On the OLED a Ziehen! card and the DRAW (+1) tile differ in shape, so neither is
+    read for the other."""
     ui = get_plugin("right-on-time").hand(0)
     ui.show("play", tview(["Z3", "2"], ["draw"], top_value=7))
     tiles = ui.screen().tiles

@@ -7,7 +7,7 @@ fingers do, and plays a game to its end."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +15,14 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest
+from console_helpers import screen_image
+from PIL import Image
 from rig_helpers import MS, WIRED_KEYS, Bus, S, keys_for, main_until_sigterm, write_rig_config
 from rig_helpers import tap as rig_tap
 
 from device.common.phase import Phase
 from device.config.loader import load_config
+from device.console import Console
 from device.modes.hardware import hardware_console, open_rig
 from device.reactor.events import FakeQueue, Redraw
 from device.render.layout import BANNER
@@ -176,39 +179,92 @@ def test_the_tv_window_starts_at_the_flip_plus_the_configured_lag(
     assert t0 is not None and t0 - before == 12_500_000
 
 
-def test_an_oled_unplugged_mid_game_is_named_on_the_tv_and_comes_back(
-    rig_parts: dict[str, Any]
-) -> None:
-    """Seat 2's OLED cable is pulled during a game: its bus writer reports it, the TV names
-    the seat, the game goes on; plugged back in, the writer rebuilds the panel, sends the
-    newest frame and the TV mark goes."""
+def start_a_game(rig_parts: dict[str, Any]) -> Console:
+    """The rig's console through the lobby by seat 1's keys (seat 2 a computer, START)
+    and the wake-up race won by seat 1's slap button: a Riiing! game in play."""
     clock: FakeClock = rig_parts["clock"]
     console = hardware_console(rig_parts["config"], rig_parts["rig"], clock=clock,
                                queue=rig_parts["queue"])
     console.start()
     console.render(clock.now_ns())
-    tap(rig_parts, KEY_PINS[0]["right"])  # the lobby highlight moves: frames go out
-    console.step()
+    select, left, right = KEY_PINS[0]["select"], KEY_PINS[0]["left"], KEY_PINS[0]["right"]
+    for pin in (right, right, right, select, left, left, left, left, select):
+        tap(rig_parts, pin)  # rows: Game, Seats, Seat 1, Seat 2 -> computer; wrap to START
+        console.step()
+    clock.advance(300 * MS)
+    tap(rig_parts, SLAP_PINS[0])
+    for _ in range(5):
+        console.step()
+    assert console.phase is Phase.PLAY and console.record is not None
+    return console
+
+
+def play_on(rig_parts: dict[str, Any], console: Console, done: Callable[[], bool]) -> None:
+    """Play the game on (seat 1 by its keys and slap button, seat 2 the computer) until
+    ``done()`` or the game ends; a step cap fails a game that never gets there."""
+    clock: FakeClock = rig_parts["clock"]
+    for _ in range(5_000):
+        if done() or console.phase is not Phase.PLAY:
+            return
+        pos = console.pos
+        if console.plugin.window_open(pos) and console.flow.race.arbiter.t0_ns is not None:
+            clock.advance(200 * MS)  # a quick human: before the computer (>= 320 ms)
+            tap(rig_parts, SLAP_PINS[0])
+        elif console.plugin.to_move(pos) == 0:
+            for k in keys_for(console.flow.playing[0].hand):
+                tap(rig_parts, KEY_PINS[0][k.value])
+                console.step()
+        if console.phase is Phase.PLAY:
+            console.step()
+    pytest.fail("the game never got there")
+
+
+def sh1106_frame(image: Image.Image) -> list[bytes]:
+    """The data bytes luma's SH1106 driver sends for ``image`` (one chunk per page)."""
+    from luma.oled.device import sh1106
+
+    bus = Bus()
+    device = sh1106(bus, width=128, height=64, rotate=0)
+    bus.frames.clear()  # the constructor's blank frame
+    device.display(image)
+    return bus.frames
+
+
+def test_an_oled_unplugged_mid_game_is_named_on_the_tv_and_comes_back(
+    rig_parts: dict[str, Any]
+) -> None:
+    """Seat 2's OLED cable (an SH1106 on I2C) is pulled during a game: its bus writer
+    reports it, the TV names the seat and the game goes on (actions are committed, the turn
+    moves between the seats); plugged back in, the writer rebuilds the panel and the bytes
+    on its bus are the frame of the seat's current screen, and the TV mark goes."""
+    clock: FakeClock = rig_parts["clock"]
+    console = start_a_game(rig_parts)
+    record = console.record
+    assert record is not None
+    play_on(rig_parts, console, lambda: len(record.actions) >= 4)
     bus = rig_parts["buses"][1]
     assert bus.frames
     bus.unplugged = True
-    console.flow.playing[1].hand.notice("hello")  # something new on seat 2's screen
-    rig_parts["queue"].post(Redraw())
-    for _ in range(4):
-        console.step()
-        clock.advance(400 * MS)
+    unplugged_at = len(record.actions)
+    movers: set[int | None] = set()
+
+    def moved_on() -> bool:
+        movers.add(console.plugin.to_move(console.pos))
+        return len(record.actions) >= unplugged_at + 6 and {0, 1} <= movers
+
+    play_on(rig_parts, console, moved_on)
+    assert moved_on(), (record.actions, movers)  # the game went on without the screen
     model = console.model(clock.now_ns())
     assert model.seats[1].connected is False
     assert "Seat 2 handheld unplugged" in model.banner
     sent = len(bus.frames)
     bus.unplugged = False
-    for _ in range(30):  # the writer's retry (1 s, doubling to 5 s) finds it again
-        clock.advance(500 * MS)
-        console.step()
-        if console.model(clock.now_ns()).seats[1].connected:
-            break
-    assert console.model(clock.now_ns()).seats[1].connected
-    assert len(bus.frames) > sent  # its screen was sent again, whole
+    play_on(rig_parts, console, lambda: bool(console.model(clock.now_ns()).seats[1].connected))
+    assert console.model(clock.now_ns()).seats[1].connected  # within the writer's retries
+    assert "Seat 2 handheld unplugged" not in console.model(clock.now_ns()).banner
+    assert len(bus.frames) > sent
+    expected = sh1106_frame(screen_image(console.seats[1].screen()))
+    assert bus.frames[-len(expected):] == expected  # its current screen, sent whole
 
 
 NOISY_NOTE = "Seat 2 I2C errors: check wiring, try 100 kHz"
@@ -271,8 +327,9 @@ def test_no_pin_factory_is_one_line_and_the_device_waits(
 
     monkeypatch.setattr("drivers.pin_factory.open_pin_factory", fail)
     assert main_until_sigterm(["--config", str(path)]) == 1
-    out = capsys.readouterr().out.strip().splitlines()
-    assert out == ["error: GPIO: lgpio is not installed: pip install lgpio"]
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip().splitlines() == ["error: GPIO: lgpio is not installed: pip install lgpio"]
 
 
 def test_a_mux_the_kernel_does_not_show_leaves_the_seats_playing_without_screens(

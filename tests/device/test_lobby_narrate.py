@@ -96,7 +96,7 @@ def test_event_lines_use_words_and_hide_private_cards() -> None:
 
 def test_a_line_tells_what_the_seat_did_and_what_followed() -> None:
     """A demand's draws and play merge into one clause; the lay stays visible beside its
-    effects (the tester saw lays hidden behind "gets a bonus card")."""
+    effects (a lay is never hidden behind "gets a bonus card")."""
     draw_then_play = [Event("draw", 0, ("1S/O", "2C/E")), Event("play", 0, ("4A/<",)),
                       Event("window", None, (), "T")]
     assert get_plugin("riiing").narrate(draw_then_play) == \

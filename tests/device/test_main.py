@@ -30,6 +30,11 @@ ROOT = Path(__file__).resolve().parents[2]
         (["--sim", "--humans", "9"], "--humans"),
         (["--bot-slap-ms", "1"], "--bot-slap-ms"),
         (["--bot-move-ms", "-5"], "--bot-move-ms"),
+        (["history", "--frob"], "--frob"),
+        (["history", "--limit", "x"], "--limit"),
+        (["history", "--limit", "0"], "--limit"),
+        (["emulate-handheld", "--out"], "--out"),
+        (["emulate-handheld", "--frob"], "--frob"),
     ],
 )
 def test_bad_flags_exit_2_with_one_line(
@@ -39,6 +44,19 @@ def test_bad_flags_exit_2_with_one_line(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err
+
+
+@pytest.mark.parametrize("given, why", [("", "1..32 characters"),
+                                        ("a b", "printable ASCII without spaces")])
+def test_a_bad_emulated_handheld_id_is_one_line_naming_the_flag(
+    given: str, why: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``emulate-handheld --id`` with an id the firmware refuses: exit 2 and one stderr
+    line naming ``--id`` (the flag the person typed), with the firmware's reason."""
+    assert main(["emulate-handheld", "--id", given]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: --id must be ") and why in err
+    assert "handheld_id" not in err
 
 
 def test_unwritable_out_folder_exits_2_with_one_line(

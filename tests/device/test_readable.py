@@ -206,7 +206,7 @@ def test_the_seat_to_move_is_lit_from_two_metres(
 ) -> None:
     """At 480x270, the badge of the seat to move is lit over >= 70% of its area (filled in
     its colour) while every other badge is lit over <= 35% (border, disc, count), for
-    every seat in turn.  (The old white outline lit about 40%.)"""
+    every seat in turn (a white outline alone lights about 40%: too close to the rest)."""
     for turn in range(n):
         surface = draw(table(game, view_of(game, n, to_move=turn), n))
         save(surface, tmp_path, f"{game.name}_{n}_{turn}")
@@ -219,7 +219,7 @@ def test_the_seat_to_move_is_lit_from_two_metres(
 def test_turn_words_are_large_at_480x270(game: GamePlugin, tmp_path: Path) -> None:
     """At 480x270 the badge's TURN word is >= 10 px of white ink on its dark plate, and the
     top strip's right end is a plate in the mover's seat colour whose "Seat 2 to play"
-    ink is >= 10 px tall (at 1920x1080 the old grey status text was 52 px, 9 px here)."""
+    ink is >= 10 px tall: the words read from two metres."""
     n = 4
     model = table(game, view_of(game, n, to_move=1), n)
     surface = draw(model)
@@ -391,15 +391,15 @@ the pairs seen to fail."""
 )
 def test_seat_colours_stay_apart_for_colour_blind_eyes(eye: Matrix) -> None:
     """Every pair of the six seat colours differs by CIEDE2000 >= 15 for normal vision
-    and under simulated deuteranopia and protanopia (the last palette's orange/vermillion
-    pair measured 12.5 for a deutan)."""
+    and under simulated deuteranopia and protanopia (Okabe-Ito's orange and vermillion
+    measure 12.5 for a deutan: too close to be two seats)."""
     labs = [lab(seen(c, eye)) for c in SEAT_COLOURS]
     assert len(SEAT_COLOURS) == 6
     for (i, a), (j, b) in itertools.combinations(enumerate(labs), 2):
         assert ciede2000(a, b) >= SEAT_GAP, f"seat {i + 1} and seat {j + 1}"
-    old = [(230, 159, 0), (213, 94, 0)]  # the old seat 1 and seat 6
-    if eye is MACHADO_DEUTERANOPIA:
-        assert ciede2000(*(lab(seen(c, eye)) for c in old)) < SEAT_GAP
+    too_close = [(230, 159, 0), (213, 94, 0)]  # Okabe-Ito orange and vermillion
+    if eye is MACHADO_DEUTERANOPIA:  # the gap tells such a pair apart
+        assert ciede2000(*(lab(seen(c, eye)) for c in too_close)) < SEAT_GAP
 
 
 def test_seat_colours_read_on_the_table_and_carry_their_number() -> None:

@@ -2,8 +2,9 @@
 a seat whose handheld is the emulated one — the firmware's own protocol core on a pty, behind
 the real Pi-side link — plays a game through that handheld's keys while its cable is pulled
 and plugged back 50 times (a new ``/dev/pts`` node each time).  Nothing is lost: every key
-pressed on the handheld is applied exactly once, and after every re-plug the handheld shows
-exactly the seat's current screen."""
+pressed on the handheld is applied exactly once, the TV names the seat while its cable is
+out and drops the mark when it is back, and after every re-plug the handheld shows exactly
+the seat's current screen."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ from drivers.gpio import mock_pin_factory
 from drivers.keys import KeyPress
 
 SERIAL_SLAP = 25
+UNPLUGGED = "Seat 2 handheld unplugged"
+"""The TV's banner line while the serial seat's cable is out."""
 
 
 def rendered(seat: Any) -> Image.Image:
@@ -103,6 +106,9 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
                     handheld.unplug()
                     settle(5)
                     assert not seat.handheld.connected
+                    tv = console.model(clock.now_ns())
+                    assert tv.seats[1].connected is False and UNPLUGGED in tv.banner, \
+                        f"re-plug {replugs + 1}: the TV names the unplugged seat"
                     spares = []  # keep the freed /dev/pts number busy: a new node next
                     for _ in range(64):
                         spares.append(os.openpty())
@@ -119,6 +125,9 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
                             break
                     settle(5)
                     assert seat.handheld.connected, f"re-plug {replugs + 1}"
+                    tv = console.model(clock.now_ns())
+                    assert tv.seats[1].connected and UNPLUGGED not in tv.banner, \
+                        f"re-plug {replugs + 1}: the TV's mark goes"
                     replugs += 1
                     # the last step may have sent a new screen (a computer moved): the board
                     # reads it from the pty on its own loop; wait for that, not the game
@@ -152,8 +161,8 @@ def test_a_serial_seat_plays_a_game_through_50_replugs_with_nothing_lost(
 
 def test_a_restarted_emulated_handheld_is_a_new_power_up_and_its_keys_count() -> None:
     """The same handheld id started again (Ctrl-C, run again) draws a new boot id, as the
-    board does at power-up: its first keys are applied, not taken for repeats of the old
-    run's (a tester lost 25 keys that way)."""
+    board does at power-up: its first keys are applied, not taken for repeats of the
+    previous run's keys with the same numbers (which would drop them)."""
     from drivers.serial_handheld import SerialHandhelds
 
     clock = FakeClock(3 * S)

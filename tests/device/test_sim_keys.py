@@ -218,7 +218,7 @@ def ink(surface: pygame.Surface, rect: pygame.Rect, colour: tuple[int, int, int]
     return boxes[0].unionall(boxes) if boxes else pygame.Rect(0, 0, 0, 0)
 
 
-# ------------------------------------------- keys when no person is to move (tester, fixB)
+# ------------------------------------------------------------ keys when no person is to move
 
 
 def cut_game(window: TableDisplay, state_dir: Path) -> None:
@@ -243,8 +243,9 @@ def test_backspace_on_the_restore_offer_declines_it_while_a_computer_is_to_move(
     """The restored game's seats are both computers, so nobody at the table is to move;
     the keys still reach a handheld (the flow takes any handheld's answer, device/flow/game_flow.py
     ``on_key``): BACKSPACE declines the offer (the lobby), ENTER and an arrow go on with
-    the game at once, and the offer leaves the TV.  Before the fix the keys were dropped
-    (``SimKeyboard.active_seat`` was ``None``) and the offer stood."""
+    the game at once, and the offer leaves the TV: with no person to move
+    (``SimKeyboard.active_seat`` is ``None``) the keys still go to a handheld, or the offer
+    would stand with nobody able to answer it."""
     cut_game(window, tmp_path)
     console, queue, _tv = sim_console(window, ("human", "human"), "riiing",
                                       state_dir=tmp_path, resume=True)
@@ -282,7 +283,7 @@ def start_demo(window: TableDisplay) -> tuple[Console, FakeQueue]:
 def test_any_handheld_key_ends_the_attract_demo(window: TableDisplay, key: int) -> None:
     """"DEMO: press any key or slap to play": ENTER, an arrow or BACKSPACE ends the demo
     (every seat of a demo is a computer, so nobody is to move) and the lobby is back, with
-    the party's own seat kinds.  Before the fix only a slap digit did."""
+    the party's own seat kinds: every key of the hint ends it, not only a slap digit."""
     console, queue = start_demo(window)
     clock = window.clock
     assert isinstance(clock, FakeClock)

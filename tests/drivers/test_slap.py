@@ -195,7 +195,7 @@ def test_release_chatter_longer_than_a_lockout_makes_no_fresh_press(
     """A worn switch: the release chatters for 35 ms, longer than one 30 ms lockout, and a
     bounce at +29 ms leaves the line down until +35 ms.  The lockout runs on after each
     bounce, so the settle after it finds the line up: one Release, no phantom Press (a
-    tester saw one win a window)."""
+    phantom Press would win a slap window nobody slapped)."""
     with SlapButtons({0: 17}, events.append) as slaps:
         edge(pin_factory, 17, True, T)
         assert tick(slaps, T + 30 * MS, T + 100 * MS) is None

@@ -15,6 +15,7 @@ from device.render.palette import TEXT_DIM, Colour
 from device.render.zones import Chip
 from engine.core import Event, Seat
 from engine.right_on_time.actions import RotAction
+from engine.right_on_time.options import LI_PARTS
 from engine.right_on_time.position import RotPosition
 from engine.right_on_time.view import RightOnTimeView
 
@@ -49,6 +50,7 @@ class RightOnTimePlugin(GamePlugin[RotPosition, RotAction, RightOnTimeView]):
         OptionChoice("li_joker_seven", "Last Joker counts 7", (False, True), "RT-8.2"),
         OptionChoice("li_higher_on_top", "Last pair: higher on top", (False, True), "RT-8.3"),
     )
+    lobby_parts = (("less_influence", LI_PARTS),)  # RT-8: every part not given on its own
 
     def pause_after(self, events: Sequence[Event]) -> int:
         """After the action that ends a round (RT-2.4): :data:`ROUND_PAUSE` delays."""
