@@ -61,7 +61,9 @@ class LobbyPhase:
     def key(self, k: HandKey, now_ns: int) -> None:
         """A handheld key in the lobby: LEFT/RIGHT move the highlight, SELECT/BACK change
         the highlighted row's value (START starts the game, "How to play" opens the pages);
-        any key answers "Clear tonight's board?" (only a second SELECT clears)."""
+        any key answers "Clear tonight's board?" (only a second SELECT clears).  The row
+        highlighted after it is logged at INFO (``lobby: row 7 START``): what the TV's
+        highlight shows, for a tester reading the log."""
         flow = self.flow
         lobby = flow.lobby
         flow.attract.arm(now_ns)
@@ -92,6 +94,8 @@ class LobbyPhase:
                 flow.last_event = CLEAR_QUESTION
         if lobby.choices.game != flow.plugin.name:
             flow.plugin = get_plugin(lobby.choices.game)
+        _, label, value = lobby.rows()[lobby.cursor]
+        log.info("lobby: row %d %s%s", lobby.cursor, label, f" = {value}" if value else "")
         flow.make_hands()
         flow.show_hands()
 

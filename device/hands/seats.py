@@ -14,8 +14,9 @@ one handheld).
 
 from __future__ import annotations
 
+import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -27,6 +28,12 @@ from device.hands.screen import HandScreen
 from drivers.errors import DriverError
 
 log = logging.getLogger("partytable")
+
+def screen_json(model: HandScreenModel) -> str:
+    """``model`` as one line of JSON (its fields, tiles and picker as objects): the text of
+    what a hand screen shows, for the log a tester reads instead of the OLED."""
+    return json.dumps(asdict(model), separators=(",", ":"), ensure_ascii=False)
+
 
 RETRY_NS = 1_000_000_000
 """How often a gone handheld's display is tried again: once a second (every re-open of a
@@ -77,6 +84,8 @@ class Handheld:
         """Why the handheld's screen is noisy (its writer's one line: transfers fail often),
         empty otherwise (:meth:`noisy`, :meth:`quiet`)."""
         self._retry_ns: int | None = None
+        self._logged: object = None
+        """The last model logged (:meth:`show`)."""
 
     @property
     def device(self) -> Any:
@@ -90,10 +99,16 @@ class Handheld:
 
     def show(self, model: Any, now_ns: int) -> bool:
         """Send ``model`` (a ``HandScreenModel``) if it changed; returns True if a frame went
-        out.  A display that fails (``DriverError``/``OSError``: unplugged, bus error; any
-        other exception is a driver bug, logged with its traceback) marks the handheld gone
+        out.  Each new model is logged at INFO (``-v``) as ``Seat 2 screen {json}``
+        (:func:`screen_json`), what the seat's screen says, whether or not the handheld is
+        there to show it.  A display that fails (``DriverError``/``OSError``: unplugged, bus
+        error; any other exception is a driver bug, logged with its traceback) marks the
+        handheld gone
         (one log line) and is tried again after :data:`RETRY_NS` (:attr:`retry_ns`); a
         success after that marks it back.  Never raises for a failing display."""
+        if model != self._logged and log.isEnabledFor(logging.INFO):
+            self._logged = model
+            log.info("%s screen %s", seat_name(self.seat), screen_json(model))
         if self.link is Link.GONE and not self.reports_link and self._retry_ns is not None \
                 and now_ns < self._retry_ns:
             return False

@@ -1153,3 +1153,33 @@ def test_the_snapshot_is_a_frozen_value_of_what_the_tv_shows(display: TableDispl
     assert snap.record is console.record and snap.deadline_ns == model.deadline_ns
     assert snap.deadline_ns is not None and snap.last_event == model.last_event
     assert [s.index for s in snap.playing] == [0, 1]
+
+
+def test_with_verbose_logs_the_log_reads_like_the_screens(
+    display: TableDisplay, caplog: pytest.LogCaptureFixture
+) -> None:
+    """At INFO (``-v``) every new hand screen is one ``Seat N screen {json}`` line whose JSON
+    is that screen's model, and every lobby key logs the row the TV highlights: a tester (or
+    the virtual Pi's host) reads the game from the log as a person reads the OLED and TV."""
+    import logging
+
+    from device.hands.composer import HandScreenModel, Picker, Tile
+
+    caplog.set_level(logging.INFO, logger="partytable")
+    console, clock, queue, _ = make(display, ("human", "computer"), "right-on-time",
+                                    skip_lobby=False)
+    queue.post(KeyPress(0, "right", clock.now_ns()))
+    console.step()
+    console.render(clock.now_ns())
+    rows = console.flow.lobby.rows()
+    cursor = console.flow.lobby.cursor
+    assert f"lobby: row {cursor} {rows[cursor][1]}" in caplog.text
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Seat 1 screen ")]
+    assert lines, caplog.text
+    fields = json.loads(lines[-1].removeprefix("Seat 1 screen "))
+    fields["tiles"] = tuple(Tile(**t) for t in fields["tiles"])
+    fields["banner"] = tuple(fields["banner"])
+    if fields["picker"] is not None:
+        fields["picker"] = Picker(**{**fields["picker"],
+                                     "options": tuple(fields["picker"]["options"])})
+    assert HandScreenModel(**fields) == console.seats[0].screen()
