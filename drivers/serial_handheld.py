@@ -1059,6 +1059,8 @@ class SerialHandhelds(ClosesOnExit):
                             verdict.name.lower(), state.keys_gap)
             return
         state.keys_applied += 1
+        log.info("%s: KEY seq %d %s %s applied", state.where(), seq, key.key,
+                 "down" if key.down else "up")
         if key.down:
             self._emit(state, KeyPress(state.seat, key.key, t_ns), calls)
             if key.key in REPEAT_KEYS:

@@ -5,8 +5,9 @@ In the guest: ``guest/usb-gadget.sh`` makes a configfs CDC ACM gadget with Micro
 on ``dummy_hcd``; ``guest/gadget_handheld.py`` runs the firmware's protocol core
 (``hardware/handheld/handheld_core.py``) on its ``/dev/ttyGS0`` and takes commands on a
 unix socket; the console opens the host side, ``/dev/ttyACM<n>`` through ``cdc_acm``,
-named by :func:`by_id_path`; ``guest/console_shim.py`` is the console with a mock pin
-factory (the VM has no GPIO chip) and one journal line per KEY decided.
+named by :func:`by_id_path`, and with ``-v`` logs every KEY it applies
+(``drivers/serial_handheld.py``: ``<seat> serial handheld <id>: KEY seq <n> <key> down
+applied``).
 
 This module has two halves:
 
@@ -44,7 +45,6 @@ GUEST_DIR = "/usr/local/lib/partytable-vpi"
 GUEST_FILES: Mapping[str, str] = {
     "scripts/virtual_pi/guest/gadget_handheld.py": f"{GUEST_DIR}/gadget_handheld.py",
     "scripts/virtual_pi/guest/usb-gadget.sh": f"{GUEST_DIR}/usb-gadget.sh",
-    "scripts/virtual_pi/guest/console_shim.py": f"{GUEST_DIR}/console_shim.py",
     "hardware/handheld/handheld_core.py": f"{GUEST_DIR}/handheld_core.py",
 }
 """Repository file -> guest path: what :func:`install` (or an image build) lays in."""
@@ -61,13 +61,7 @@ KEYS = ("left", "right", "select", "back")
 SERIAL_RE = re.compile(r"[0-9A-Za-z]{1,32}")
 """A serial number this module accepts: it becomes part of a by-id file name and the HELLO
 id, so letters and digits only."""
-CONSOLE_DROPIN = (
-    "[Service]\n"
-    "Environment=SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy\n"
-    "ExecStart=\n"
-    f"ExecStart={VENV_PYTHON} {GUEST_DIR}/console_shim.py --bot-move-ms 250 -v\n")
-"""A ``partytable.service.d`` drop-in: the console through ``console_shim.py`` with SDL's
-dummy drivers, INFO logging (the link's lines) and quick computer players."""
+
 
 
 class UsbError(Exception):
@@ -94,7 +88,7 @@ def by_id_path(serial: str = SERIAL) -> str:
 def serial_seat_toml(serial: str = SERIAL, *, slap_pin: int = 17) -> str:
     """One ``[[seat]]`` of ``/etc/partytable/config.toml`` whose handheld is this one:
     ``kind = "serial"``, ``id`` the by-id path, and the ``slap_pin`` a serial seat must
-    have (BCM; the shim's mock pin)."""
+    have (BCM: a gpio-sim line in the virtual Pi)."""
     return (f'[[seat]]\nslap_pin = {int(slap_pin)}\n[seat.handheld]\nkind = "serial"\n'
             f'id = "{by_id_path(serial)}"\n')
 
@@ -214,7 +208,8 @@ class JournalLine:
 
 @dataclass(frozen=True)
 class ConsoleKey:
-    """One KEY the console decided on (``console_shim.py``'s ``vpi-key`` line)."""
+    """One KEY the console applied (the serial link's ``KEY seq <n> <key> <down|up>
+    applied`` line; resends it drops are not applied and have no such line)."""
 
     t: float
     seat: int
@@ -324,7 +319,7 @@ def parse_journal(text: str) -> list[JournalLine]:
     return out
 
 
-KEY_LINE = re.compile(r"vpi-key seat=(\d+) seq=(\d+) key=(\w+) down=([01]) applied=([01])")
+KEY_LINE = re.compile(r"seat (\d+) serial handheld \S+: KEY seq (\d+) (\w+) (down|up) applied")
 LINK_LINE = re.compile(r"seat (\d+) serial handheld \S+: (.*)")
 
 
@@ -335,7 +330,7 @@ def console_keys(lines: Iterable[JournalLine]) -> list[ConsoleKey]:
         m = KEY_LINE.search(line.message)
         if m:
             out.append(ConsoleKey(t=line.t, seat=int(m[1]), seq=int(m[2]), key=m[3],
-                                  down=m[4] == "1", applied=m[5] == "1"))
+                                  down=m[4] == "down", applied=True))
     return out
 
 

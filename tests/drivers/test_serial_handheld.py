@@ -431,8 +431,11 @@ def _keys(rig: Rig) -> list[tuple[int, str, bool]]:
 
 
 def test_keys_are_applied_once_across_lost_acks_duplicates_and_gaps(
-        rigs: Callable[..., Rig]) -> None:
-    """Resends, a lost ACK and a lost KEY: each DOWN is posted once, in order."""
+        rigs: Callable[..., Rig], caplog: pytest.LogCaptureFixture) -> None:
+    """Resends, a lost ACK and a lost KEY: each DOWN is posted once, in order; each KEY
+    applied is one INFO line naming the seat, its seq, key and edge (the log a test on real
+    USB matches against what the handheld sent), a resend none."""
+    caplog.set_level(logging.INFO, logger="drivers.serial_handheld")
     rig = rigs({0: "hh-A"})
     peer = Peer("hh-A")
     _connect(rig, peer)
@@ -459,6 +462,12 @@ def test_keys_are_applied_once_across_lost_acks_duplicates_and_gaps(
     assert (stats.keys_applied, stats.keys_duplicate, stats.keys_gap) == (4, 2, 1)
     assert stats.keys_posted == 3
     assert all(e.t_ns == rig.clock.now_ns() for e in rig.events)  # our clock, not the handheld's
+    applied = [r.getMessage().split(": KEY ", 1)[1] for r in caplog.records
+               if ": KEY seq " in r.getMessage() and r.getMessage().endswith(" applied")]
+    assert applied == ["seq 0 select down applied", "seq 1 left down applied",
+                       "seq 2 left up applied", "seq 3 right down applied"]
+    assert all(r.getMessage().startswith("seat 1 serial handheld") for r in caplog.records
+               if r.getMessage().endswith(" applied"))
 
 
 def test_a_replayed_key_and_a_late_frame_ack_change_nothing(rigs: Callable[..., Rig]) -> None:
