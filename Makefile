@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test test-fast lint typecheck pytest bench clean check-python xvfb micropython firmware \
-        install uninstall readonly-check constraints appliance-test appliance-tools
+        install uninstall readonly-check constraints appliance-test appliance-tools virtual-pi
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: python3 is missing: install Python 3.11+ (e.g. apt-get install python3 python3-venv)"; exit 1; }
@@ -126,3 +126,10 @@ appliance-tools:
 
 appliance-test: $(STAMP) appliance-tools
 	$(BIN)/python -m scripts.appliance $(ARGS)
+
+# The virtual Raspberry Pi (scripts/virtual_pi): the appliance VM with the TV on virtio-gpu
+# (KMS/DRM), the buttons and keys on gpio-sim lines, the OLEDs on i2c-stub, a serial handheld
+# as a USB gadget and the sound into snd-aloop, played through from the host.  Root and the
+# same tools as appliance-test; elsewhere it says why it skips.
+virtual-pi: $(STAMP) appliance-tools
+	$(BIN)/python -m scripts.virtual_pi $(ARGS)

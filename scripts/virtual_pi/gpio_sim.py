@@ -20,16 +20,12 @@ The result is cached under ``<cache>/gpio-sim-<kver>-b<BUILDER>/gpio-sim.ko``: t
 kernel version and :data:`BUILDER`.  The module is unsigned: ``insmod`` taints the kernel
 (Debian's kernel does not enforce signatures without Secure Boot), which the VM accepts.
 
-:func:`ensure_lgpio_wheel` fetches ``lgpio`` for CPython 3.11 on x86-64 (PyPI's manylinux_2_34
-wheel contains lg statically; Bookworm's glibc is 2.36) into a cache folder: the project's
-venv installs lgpio only on ARM (``pyproject.toml``'s marker), so the guest installs this wheel
-into ``/opt/partytable/.venv`` itself.
-
-:func:`make_gpio_disk` puts the module, the wheel and the guest tools (``guest/gpiosim.py``,
-``guest/fairness.py``) on a small ext4 disk of their own, which the VM gets as ``/dev/vdb``
-next to an appliance run disk (boot it with :data:`TCG_CPU` under TCG: the wheel needs
-x86-64-v2); :func:`guest_commands` mounts it, installs the wheel into the
-venv offline and makes the chip.
+:func:`lgpio_wheel_argv` is how the host's pip fetches ``lgpio`` for CPython 3.11 on x86-64
+(PyPI's manylinux_2_34 wheel contains lg statically; Bookworm's glibc is 2.36): the project's
+venv installs lgpio only on ARM (``pyproject.toml``'s marker), so the virtual Pi's base puts
+this wheel into ``/opt/partytable/.venv`` itself (:mod:`scripts.virtual_pi.image`); boot it
+with :data:`TCG_CPU` under TCG (the wheel needs x86-64-v2).  The guest's tools
+(``guest/gpiosim.py``, ``guest/fairness.py``) make the chip and measure the slaps.
 
 Every failure raises :class:`scripts.appliance.image.BuildError` with one line.
 """
@@ -191,82 +187,8 @@ def lgpio_wheel_argv(dest: Path, python: str = sys.executable) -> list[str]:
             f"lgpio=={LGPIO_VERSION}", "-d", str(dest)]
 
 
-def ensure_lgpio_wheel(cache: Path, log: Log) -> Path:
-    """The cached lgpio wheel (``<cache>/wheels-lgpio/lgpio-0.2.2.0-cp311-...whl``),
-    downloaded by the host's pip when missing.  Raises :class:`BuildError` with one line."""
-    dest = cache / "wheels-lgpio"
-    pattern = f"lgpio-{LGPIO_VERSION}-cp311-cp311-*{LGPIO_PLATFORM}*.whl"
-    found = sorted(dest.glob(pattern))
-    if found:
-        log(f"lgpio wheel: cached ({found[-1]})")
-        return found[-1]
-    dest.mkdir(parents=True, exist_ok=True)
-    run("lgpio wheel", lgpio_wheel_argv(dest), timeout=300)
-    found = sorted(dest.glob(pattern))
-    if not found:
-        raise BuildError("lgpio wheel", f"pip downloaded no {pattern} into {dest}")
-    log(f"lgpio wheel: {found[-1].name}")
-    return found[-1]
-
-
 TCG_CPU = ("-cpu", "max")
 """qemu's CPU for a TCG boot that runs lgpio: PyPI's manylinux_2_34 wheel is compiled for
 x86-64-v2 (its ``PyInit__lgpio`` uses SSE4.1's ``pinsrq``), which TCG's default CPU
 (``qemu64``) lacks -- ``import lgpio`` dies of SIGILL ("trap invalid opcode ... in
 _lgpio.cpython-311-x86_64-linux-gnu.so").  ``max`` gives every feature TCG emulates."""
-
-GUEST = Path(__file__).resolve().parent / "guest"
-GUEST_TOOLS = ("gpiosim.py", "fairness.py")
-"""The guest's tools in ``guest/``, laid on the GPIO disk."""
-
-MOUNT = "/mnt/virtual-pi"
-"""Where the guest mounts the GPIO disk."""
-
-VENV = "/opt/partytable/.venv"
-"""The project's venv in the guest (``systemd/install.sh``)."""
-
-DISK_LABEL = "vpi-gpio"
-
-
-def make_gpio_disk(work: Path, module: Path, wheel: Path, *, size_mb: int = 32) -> Path:
-    """``work/gpio.img``: a raw ext4 disk (``mke2fs -d``, labelled :data:`DISK_LABEL`) with
-    ``module``, ``wheel`` and :data:`GUEST_TOOLS` at its root.  Raises :class:`BuildError`."""
-    tree = work / "gpio-disk"
-    shutil.rmtree(tree, ignore_errors=True)
-    tree.mkdir(parents=True)
-    try:
-        shutil.copyfile(module, tree / "gpio-sim.ko")
-        shutil.copyfile(wheel, tree / wheel.name)
-        for name in GUEST_TOOLS:
-            shutil.copyfile(GUEST / name, tree / name)
-    except OSError as err:
-        raise BuildError("gpio disk", f"{err.filename}: {err.strerror}") from None
-    disk = work / "gpio.img"
-    run("gpio disk", ["mke2fs", "-q", "-F", "-t", "ext4", "-L", DISK_LABEL, "-d", str(tree),
-                      str(disk), f"{size_mb}M"])
-    shutil.rmtree(tree, ignore_errors=True)
-    return disk
-
-
-def guest_commands(wheel_name: str, device: str = "/dev/vdb",
-                   mount: str = MOUNT) -> list[list[str]]:
-    """The guest's set-up, one argv each, in order: mount the GPIO disk at ``mount``,
-    install the wheel ``wheel_name`` into :data:`VENV` offline, load the module and make
-    the chip (``gpiosim.py setup``, which prints the chip as JSON).
-
-    >>> guest_commands("lgpio.whl")[0]
-    ['sh', '-c', 'mkdir -p /mnt/virtual-pi && mount -o ro /dev/vdb /mnt/virtual-pi']
-    """
-    return [
-        ["sh", "-c", f"mkdir -p {mount} && mount -o ro {device} {mount}"],
-        [f"{VENV}/bin/python", "-m", "pip", "install", "--quiet", "--no-index",
-         "--disable-pip-version-check", f"{mount}/{wheel_name}"],
-        ["/usr/bin/python3", f"{mount}/gpiosim.py", "setup", "--module", f"{mount}/gpio-sim.ko"],
-    ]
-
-
-def fairness_command(windows: int = 408, seed: int = 1, mount: str = MOUNT) -> list[str]:
-    """The guest's fairness run (``guest/fairness.py`` on the venv's python); it prints one
-    JSON summary line."""
-    return [f"{VENV}/bin/python", f"{mount}/fairness.py", "--windows", str(windows),
-            "--seed", str(seed)]

@@ -18,7 +18,6 @@ A change to what goes in (:data:`VERSION`, the appliance base's inputs) rebuilds
 from __future__ import annotations
 
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,8 +30,7 @@ from scripts.appliance.image import (
     run,
 )
 
-LGPIO = "lgpio==0.2.2.0"
-"""The lgpio release the virtual Pi runs (the version a Pi's venv gets from the pins)."""
+from .gpio_sim import lgpio_wheel_argv
 
 VERSION = 1
 """Bump to rebuild the virtual Pi's base (a change to :func:`post_install`)."""
@@ -42,13 +40,12 @@ VENV_PIP = "/opt/partytable/.venv/bin/pip"
 
 def lgpio_wheel(dest: Path) -> Path:
     """PyPI's lgpio wheel for CPython 3.11 on x86-64 (``manylinux_2_34``) in ``dest``, by
-    the host's pip; its path.  Raises :class:`BuildError` when pip finds none."""
+    the host's pip (:func:`scripts.virtual_pi.gpio_sim.lgpio_wheel_argv`); its path.
+    Raises :class:`BuildError` when pip finds none."""
     dest.mkdir(parents=True, exist_ok=True)
     found = sorted(dest.glob("lgpio-*.whl"))
     if not found:
-        run("lgpio wheel", [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                            "--only-binary=:all:", "--platform", "manylinux_2_34_x86_64",
-                            "--python-version", "3.11", "-d", str(dest), LGPIO])
+        run("lgpio wheel", lgpio_wheel_argv(dest), timeout=300)
         found = sorted(dest.glob("lgpio-*.whl"))
     if not found:
         raise BuildError("lgpio wheel", f"pip downloaded no lgpio wheel into {dest}")

@@ -89,14 +89,6 @@ def test_the_wheel_is_downloaded_for_cpython_311_on_x86_64_binary_only(tmp_path:
     assert argv[argv.index("--python-version") + 1] == "3.11"
 
 
-def test_the_guest_installs_the_wheel_offline_and_makes_the_chip_from_the_gpio_disk() -> None:
-    mount, pip, setup = gpio_sim.guest_commands("lgpio-0.2.2.0.whl")
-    assert "/dev/vdb" in mount[-1]
-    assert pip[0] == "/opt/partytable/.venv/bin/python" and "--no-index" in pip
-    assert pip[-1] == "/mnt/virtual-pi/lgpio-0.2.2.0.whl"
-    assert setup[-3:] == ["setup", "--module", "/mnt/virtual-pi/gpio-sim.ko"]
-
-
 # ------------------------------------------------------------------ the guest tool
 def test_the_chip_looks_like_a_pi_4s_header_to_the_projects_chip_lookup() -> None:
     from drivers.pin_factory import find_header_chip

@@ -1,0 +1,101 @@
+"""One step of the virtual Pi's party, in the guest (``scripts/virtual_pi/party.py`` on the
+host calls it through the agent): press what the host asks, then read what the console said.
+
+    python3 party_step.py '{"after": CURSOR, "do": [...], "wait_s": 1.5}'
+
+``do`` is a list of steps, played in order:
+
+- ``["seq", "<gpiosim sequence>"]``: timed pulls of gpio-sim lines (``gpiosim.py``'s
+  syntax, e.g. ``"17=press@0 17=release@60ms"``): slap buttons and wired handhelds' keys;
+- ``["usb", "<key>"]``: a key on the USB gadget's handheld (``gadget_handheld.py``'s
+  control socket);
+- ``["sleep", seconds]``.
+
+Then it reads partytable.service's journal after the cursor ``after`` (``null``: this boot's
+whole journal) until a line that says a screen, a lobby row or an action came, or
+``wait_s`` seconds passed, and prints one JSON line: ``{"cursor": str, "lines": [str, ...],
+"writes": [...]}`` (the pulls' write times, CLOCK_MONOTONIC ns).  Standard library only; bad
+input is exit status 2 and one line.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import gpiosim  # type: ignore[import-not-found]  # beside this file in the guest
+
+SOCKET = "/run/vpi-handheld/ctl.sock"
+MARKS = (" screen {", "lobby: row ", ": ")
+
+
+def usb_key(key: str) -> None:
+    """Press and release ``key`` on the gadget's handheld."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.connect(SOCKET)
+        s.sendall(f"key {key}\n".encode())
+        s.recv(65536)
+
+
+def journal(after: str | None) -> tuple[str | None, list[str]]:
+    """partytable.service's lines after ``after``; the new cursor and the messages."""
+    argv = ["journalctl", "-b", "-u", "partytable.service", "-o", "json", "--no-pager"]
+    if after:
+        argv += ["--after-cursor", after]
+    out = subprocess.run(argv, capture_output=True, text=True, check=False).stdout
+    cursor, lines = after, []
+    for row in out.splitlines():
+        try:
+            entry = json.loads(row)
+        except ValueError:
+            continue
+        cursor = entry.get("__CURSOR", cursor)
+        message = entry.get("MESSAGE")
+        if isinstance(message, str):
+            lines.append(message)
+    return cursor, lines
+
+
+def main(argv: list[str]) -> int:
+    """See the module docstring."""
+    try:
+        request = json.loads(argv[1])
+        steps = list(request.get("do", []))
+        wait_s = float(request.get("wait_s", 1.5))
+        after = request.get("after")
+    except (IndexError, ValueError, TypeError, AttributeError) as err:
+        print(f"party_step: bad request: {err}", file=sys.stderr)
+        return 2
+    writes: list[list[object]] = []
+    for step in steps:
+        kind = step[0]
+        if kind == "seq":
+            writes += gpiosim.play(gpiosim.parse_sequence(str(step[1])))
+        elif kind == "usb":
+            usb_key(str(step[1]))
+        elif kind == "sleep":
+            time.sleep(float(step[1]))
+        else:
+            print(f"party_step: unknown step {kind!r}", file=sys.stderr)
+            return 2
+    deadline = time.monotonic() + wait_s
+    lines: list[str] = []
+    while True:
+        after, new = journal(after)
+        lines += new
+        if any(mark in line for line in new for mark in MARKS) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    print(json.dumps({"cursor": after, "lines": lines, "writes": writes}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
