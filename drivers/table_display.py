@@ -24,9 +24,15 @@ only waits for the *previous* page flip and may flip asynchronously (tearing), s
 ``SDL_VIDEO_DOUBLE_BUFFER=1`` is set before ``pygame.display.init()`` and the mode is set
 with ``vsync=1``: SDL's ``KMSDRM_GLES_SwapWindow`` then queues the flip for the next
 vblank and waits for it before returning (docs/hardware-facts.md, "pygame-ce"; SDL 2.32
-``SDL_kmsdrmopengles.c``).  The TV adds its own processing delay, a constant a builder
-measures once (e.g. a photodiode on a spare GPIO, stamped in the buttons' clock) and
-passes as ``lag_ns``.
+``SDL_kmsdrmopengles.c``).  ``SDL_RENDER_DRIVER=opengles2`` is set too (unless the
+environment names a renderer): pygame's window with ``vsync=1`` is drawn through an
+``SDL_Renderer``, and SDL tries its desktop-OpenGL renderer first; on a box without
+``libGL.so.1``/``libOpenGL.so.0`` (Mesa's GLES and EGL libraries only, as ``make install``
+and Pi OS Lite have) KMSDRM falls back to an OpenGL ES context under that renderer, whose
+texture uploads all fail, and every frame is black (docs/hardware-facts.md, "A virtual
+Raspberry Pi").  GLES2 is also the Pi's GPU's own API.  The TV adds its own processing
+delay, a constant a builder measures once (e.g. a photodiode on a spare GPIO, stamped in
+the buttons' clock) and passes as ``lag_ns``.
 
 pygame is imported only when a :class:`TableDisplay` is opened, never when ``drivers`` is
 imported: driver threads and the engine never touch it, and ``device/`` decides when.
@@ -287,7 +293,8 @@ class TableDisplay(ClosesOnExit):
 
     Sets ``SDL_VIDEODRIVER`` for the resolved mode before ``pygame.display.init()``
     (re-initialising the display if something else initialised it with another driver),
-    on kmsdrm also ``SDL_VIDEO_DOUBLE_BUFFER=1``, and restores both on :meth:`close`.  On
+    on kmsdrm also ``SDL_VIDEO_DOUBLE_BUFFER=1`` and ``SDL_RENDER_DRIVER=opengles2`` (unless
+    set), and restores them on :meth:`close`.  On
     kmsdrm the mode is set fullscreen with ``vsync=1`` and the cursor hidden; :attr:`vsync`
     says whether SDL took vsync (if it refuses, frames still go out, without waiting for
     the vblank, and a warning is logged).
@@ -334,6 +341,7 @@ class TableDisplay(ClosesOnExit):
         self._closed = False
         self._saved_driver = os.environ.get("SDL_VIDEODRIVER")
         self._saved_double_buffer = os.environ.get("SDL_VIDEO_DOUBLE_BUFFER")
+        self._saved_renderer = os.environ.get("SDL_RENDER_DRIVER")
         self._flags = 0
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
@@ -411,8 +419,8 @@ class TableDisplay(ClosesOnExit):
         return self._surface
 
     def close(self) -> None:
-        """Shut ``pygame.display`` down, restore ``SDL_VIDEODRIVER`` and
-        ``SDL_VIDEO_DOUBLE_BUFFER``; idempotent."""
+        """Shut ``pygame.display`` down, restore ``SDL_VIDEODRIVER``,
+        ``SDL_VIDEO_DOUBLE_BUFFER`` and ``SDL_RENDER_DRIVER``; idempotent."""
         if self._closed:
             return
         self._closed = True
@@ -421,6 +429,7 @@ class TableDisplay(ClosesOnExit):
             pygame.display.quit()
         _restore_env("SDL_VIDEODRIVER", self._saved_driver)
         _restore_env("SDL_VIDEO_DOUBLE_BUFFER", self._saved_double_buffer)
+        _restore_env("SDL_RENDER_DRIVER", self._saved_renderer)
 
     def __repr__(self) -> str:
         """``<TableDisplay dummy 1920x1080>`` style summary."""
@@ -435,6 +444,7 @@ class TableDisplay(ClosesOnExit):
         if self.mode == "kmsdrm":
             self.cards = check_kmsdrm(self._dri_dir, self._drm_sysfs)
             os.environ["SDL_VIDEO_DOUBLE_BUFFER"] = "1"
+            os.environ.setdefault("SDL_RENDER_DRIVER", "opengles2")
         wanted = self._sdl_driver()
         if pygame.display.get_init():
             current = str(pygame.display.get_driver()).lower()

@@ -266,14 +266,22 @@ def part_party(machine: Machine, work: Path, figures: dict[str, Any],
     if reply.rc != 0:
         raise PartFailed(f"history --json: exit {reply.rc}: {reply.err.strip()[-200:]}")
     problems = rules_check(json.loads(reply.out), tally)
+    if not tally.wakeup_line.startswith("Seat 2 "):
+        problems.append(f"the wake-up race went to {tally.wakeup_line or 'nobody'}, not Seat 2 "
+                        "whose bouncing contact came first")
+    if tally.false_slaps != 1 or not tally.false_slap_noticed:
+        problems.append(f"{tally.false_slaps} false slaps judged (1 made), "
+                        f"{'' if tally.false_slap_noticed else 'not '}shown on the hand")
+    if tally.pulls != 3:
+        problems.append(f"{tally.pulls} cable pulls in the game, 3 wanted")
     figures["party"] = {"seconds": round(time.monotonic() - t0, 1),
                         "actions": len(tally.actions), "keys": tally.keys,
-                        "windows": tally.windows, "wakeup": tally.wakeup,
-                        "false_slap": tally.false_slap,
+                        "windows_seen": tally.windows, "windows_decided": len(tally.slap_lines),
+                        "wakeup": tally.wakeup_line, "winner": tally.winner,
+                        "false_slaps": tally.false_slaps,
                         "false_slap_noticed": tally.false_slap_noticed,
-                        "bounce": tally.bounce, "pulls": tally.pulls,
-                        "slap_lines": tally.slap_lines[-6:], "problems": problems,
-                        "screendumps": shots}
+                        "pulls": tally.pulls, "slap_lines": tally.slap_lines[-6:],
+                        "problems": problems, "screendumps": shots}
     if problems:
         raise PartFailed("; ".join(problems))
 

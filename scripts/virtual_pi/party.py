@@ -130,6 +130,9 @@ class Tally:
     bounce: bool = False
     pulls: int = 0
     wakeup: bool = False
+    wakeup_line: str = ""
+    false_slaps: int = 0
+    winner: str = ""
     actions: list[str] = field(default_factory=list)
     slap_lines: list[str] = field(default_factory=list)
     started: bool = False
@@ -188,10 +191,19 @@ class Party:
         m = ACTION.match(line)
         if m and self.tally.started:
             self.tally.actions.append(f"{m[1]}: {m[2]}")
-        if "slap: " in line and self.tally.started:
+        if not self.tally.started:
+            return
+        if "wake-up race: " in line:
+            self.tally.wakeup_line = line.split("wake-up race: ", 1)[1]
+        elif "slap: " in line:
             self.tally.slap_lines.append(line)
+        if "false slap (RI-6.5)" in line:
+            self.tally.false_slaps += 1
         if "False slap" in line:
             self.tally.false_slap_noticed = True
+        if "game over: " in line:
+            self.tally.winner = line.split("game over: ", 1)[1]
+            self.tally.over = True
 
     def key(self, seat: int, name: str) -> list[object]:
         """The step that presses ``name`` on ``seat``'s handheld."""
@@ -208,7 +220,7 @@ class Party:
         """The turn words on the people's screens now."""
         return {str(self.screens.get(s, {}).get("turn", "")) for s in self.people()}
 
-    def play(self, *, limit_s: float = 1500.0, pulls: int = 3) -> Tally:
+    def play(self, *, limit_s: float = 900.0, pulls: int = 3) -> Tally:
         """Play one game from the lobby to its end (at most ``limit_s``); the tally.
         Raises ``RuntimeError`` when the console stops answering or the time runs out."""
         t_end = time.monotonic() + limit_s
@@ -219,35 +231,42 @@ class Party:
         while time.monotonic() < t_end:
             turns = self.turns()
             if len(self.tally.actions) != seen:
+                if len(self.tally.actions) // 20 != seen // 20:
+                    self.say(f"virtual-pi: party: {len(self.tally.actions)} actions, "
+                             f"{len(self.tally.slap_lines)} windows decided, "
+                             f"{self.tally.pulls} pulls")
                 seen, quiet_since = len(self.tally.actions), time.monotonic()
             elif time.monotonic() - quiet_since > 120.0:
                 raise RuntimeError(f"no action for 120 s; screens say {sorted(turns)}")
-            if self.tally.started and turns == {"GAME OVER"}:
+            if self.tally.over:
+                self.step(wait_s=1.0)  # the game-over screens
                 self.moment("gameover")
-                self.tally.over = True
                 return self.tally
             if not self.tally.started and "WAKE UP!" in turns:
                 self.tally.started = True
-            if "WAKE UP!" in turns:
-                self.tally.wakeup = True
-                self.step([["seq", slap_seq([self.seats.slap[1], self.seats.slap[0]], 2.0)]])
+            if "WAKE UP!" in turns and not self.tally.wakeup:
+                # the wake-up race: seat 2's contact bounces, seat 1 comes 2 ms later;
+                # seat 2's first edge is the earliest, so seat 2 starts
+                self.tally.wakeup = self.tally.bounce = True
+                b, a = self.seats.slap[1], self.seats.slap[0]
+                self.step([["seq", f"{bounce_seq(b)} {a}=press@2ms {a}=release@150ms"]],
+                          wait_s=4.0)
                 continue
-            if not self.tally.started and not (turns & {"SLAP!", "YOUR TURN"}):
-                # the lobby: walk to START on seat 1's keys, then select it
+            if "WAKE UP!" in turns:
+                self.step(wait_s=1.0)
+                continue
+            if not self.tally.started:
+                # the lobby (or its demo game, which a key ends): walk to START on seat 1's
+                # keys, then select it
                 self.moment("lobby")
                 name = "select" if self.lobby_row == "START" else "right"
                 self.step([self.key(0, name)])
                 continue
-            self.tally.started = True
             if "SLAP!" in turns:
                 self.moment("window")
                 self.tally.windows += 1
                 self.tally.slapped += 1
                 gap_order += 1
-                if not self.tally.bounce:
-                    self.tally.bounce = True
-                    self.step([["seq", bounce_seq(self.seats.slap[1])]], wait_s=3.0)
-                    continue
                 order = [self.seats.slap[s] for s in self.people()]
                 if gap_order % 2:
                     order.reverse()

@@ -84,7 +84,7 @@ class SdlSpy:
     refuse_vsync: bool = False
 
 
-SDL_VARS = ("SDL_VIDEODRIVER", "SDL_VIDEO_DOUBLE_BUFFER")
+SDL_VARS = ("SDL_VIDEODRIVER", "SDL_VIDEO_DOUBLE_BUFFER", "SDL_RENDER_DRIVER")
 
 
 @pytest.fixture
@@ -114,6 +114,7 @@ def kms_on_dummy(monkeypatch: pytest.MonkeyPatch, drm_tree: DrmTree) -> SdlSpy:
     monkeypatch.setattr(pygame.display, "init", init)
     monkeypatch.setattr(pygame.display, "set_mode", set_mode)
     monkeypatch.delenv("SDL_VIDEO_DOUBLE_BUFFER", raising=False)
+    monkeypatch.delenv("SDL_RENDER_DRIVER", raising=False)
     return spy
 
 
@@ -327,8 +328,10 @@ def test_a_bad_lag_is_refused(clock: FakeClock, lag: Any) -> None:
 def test_kmsdrm_double_buffers_waits_for_vsync_fullscreen_native_cursor_hidden(
     clock: FakeClock, kms_on_dummy: SdlSpy, drm_tree: DrmTree
 ) -> None:
-    """Before init: SDL_VIDEODRIVER=kmsdrm, SDL_VIDEO_DOUBLE_BUFFER=1; then one fullscreen
-    set_mode at the native size with vsync=1; the cursor is hidden."""
+    """Before init: SDL_VIDEODRIVER=kmsdrm, SDL_VIDEO_DOUBLE_BUFFER=1 and the GLES2 renderer
+    (SDL's desktop-GL renderer on the GLES context KMSDRM falls back to without libGL draws
+    nothing but black); then one fullscreen set_mode at the native size with vsync=1; the
+    cursor is hidden."""
     pygame.display.init()
     native = tuple(pygame.display.get_desktop_sizes()[0])
     pygame.display.quit()
@@ -336,6 +339,7 @@ def test_kmsdrm_double_buffers_waits_for_vsync_fullscreen_native_cursor_hidden(
         assert kms_on_dummy.env_at_init == {
             "SDL_VIDEODRIVER": "kmsdrm",
             "SDL_VIDEO_DOUBLE_BUFFER": "1",
+            "SDL_RENDER_DRIVER": "opengles2",
         }
         assert kms_on_dummy.env_at_set_mode["SDL_VIDEO_DOUBLE_BUFFER"] == "1"
         ((size, flags, vsync),) = kms_on_dummy.set_mode
@@ -347,12 +351,15 @@ def test_kmsdrm_double_buffers_waits_for_vsync_fullscreen_native_cursor_hidden(
         assert table.cards == (str(drm_tree.dri / "card0"), str(drm_tree.dri / "card1"))
         assert table.flip() == clock.now_ns() + 5_000_000
     assert "SDL_VIDEO_DOUBLE_BUFFER" not in os.environ
+    assert "SDL_RENDER_DRIVER" not in os.environ
 
 
 def test_other_modes_leave_double_buffer_vsync_and_cursor_alone(clock: FakeClock) -> None:
-    """The dummy mode sets no SDL_VIDEO_DOUBLE_BUFFER and keeps the cursor visible."""
+    """The dummy mode sets no SDL_VIDEO_DOUBLE_BUFFER or renderer and keeps the cursor
+    visible."""
     with TableDisplay("dummy", (320, 200), clock=clock) as table:
         assert "SDL_VIDEO_DOUBLE_BUFFER" not in os.environ
+        assert "SDL_RENDER_DRIVER" not in os.environ
         assert pygame.mouse.get_visible()
         assert not table.vsync
 

@@ -11,8 +11,9 @@ host calls it through the agent): press what the host asks, then read what the c
   control socket);
 - ``["sleep", seconds]``.
 
-Then it reads partytable.service's journal after the cursor ``after`` (``null``: this boot's
-whole journal) until a line that says a screen, a lobby row or an action came, or
+Then it reads partytable.service's journal after the cursor ``after`` (``null``: all of the
+service's current run) until a line that says a screen, a lobby row or an action came (and then
+``settle_s`` more, default 0.4 s: the other seats' screens follow within that), or
 ``wait_s`` seconds passed, and prints one JSON line: ``{"cursor": str, "lines": [str, ...],
 "writes": [...]}`` (the pulls' write times, CLOCK_MONOTONIC ns).  Standard library only; bad
 input is exit status 2 and one line.
@@ -45,10 +46,18 @@ def usb_key(key: str) -> None:
 
 
 def journal(after: str | None) -> tuple[str | None, list[str]]:
-    """partytable.service's lines after ``after``; the new cursor and the messages."""
+    """partytable.service's lines after ``after`` (``None``: every line of the service's
+    current run, its invocation); the new cursor and the messages."""
     argv = ["journalctl", "-b", "-u", "partytable.service", "-o", "json", "--no-pager"]
     if after:
         argv += ["--after-cursor", after]
+    else:
+        invocation = subprocess.run(
+            ["systemctl", "show", "-p", "InvocationID", "--value", "partytable.service"],
+            capture_output=True, text=True, check=False).stdout.strip()
+        if invocation:
+            argv = ["journalctl", "-b", "-o", "json", "--no-pager",
+                    f"_SYSTEMD_INVOCATION_ID={invocation}"]
     out = subprocess.run(argv, capture_output=True, text=True, check=False).stdout
     cursor, lines = after, []
     for row in out.splitlines():
@@ -70,6 +79,7 @@ def main(argv: list[str]) -> int:
         steps = list(request.get("do", []))
         wait_s = float(request.get("wait_s", 1.5))
         after = request.get("after")
+        settle_s = float(request.get("settle_s", 0.4))
     except (IndexError, ValueError, TypeError, AttributeError) as err:
         print(f"party_step: bad request: {err}", file=sys.stderr)
         return 2
@@ -90,7 +100,10 @@ def main(argv: list[str]) -> int:
     while True:
         after, new = journal(after)
         lines += new
-        if any(mark in line for line in new for mark in MARKS) or time.monotonic() > deadline:
+        now = time.monotonic()
+        if any(mark in line for line in new for mark in MARKS):
+            deadline = min(deadline, now + settle_s)
+        if now >= deadline:
             break
         time.sleep(0.1)
     print(json.dumps({"cursor": after, "lines": lines, "writes": writes}))
