@@ -137,6 +137,8 @@ class Console:
         self._started = False
         self._force = True
         self._odd_logged: set[str] = set()
+        self._slap_logged: tuple[int, int] | None = None
+        """The won slap last logged as shown on the TV (:meth:`_frame`)."""
 
     # ---------------------------------------------------------------- life
     def start(self) -> None:
@@ -330,7 +332,9 @@ class Console:
     def _frame(self, now_ns: int) -> int | None:
         """The loop's frame callback: draw the current model if anything changed or an
         animation runs; after the flip that shows a new slap window (or the wake-up screen),
-        start the window at that flip.  Returns the next frame's deadline (CLOCK_MONOTONIC
+        start the window at that flip.  With ``-v`` both flips are logged with their times
+        (``TV: a slap window opens at flip <ns>``, ``TV: Seat 2's slap (412 ms) shown at flip
+        <ns>``): where a slap meets the screen.  Returns the next frame's deadline (CLOCK_MONOTONIC
         ns: an animation, or a gone handheld's retry) or ``None``."""
         snap = self.flow.snapshot()
         t_flip = self.presenter.present(self._model(snap, now_ns), snap.playing, now_ns,
@@ -338,6 +342,12 @@ class Console:
         self._force = False
         if snap.awaiting_flip:  # the ring comes with the flip that shows the window
             self.flow.flipped(t_flip if t_flip is not None else self.clock.now_ns())
+            log.info("TV: a slap window opens at flip %d", self.flow.race.arbiter.t0_ns or 0)
+        if t_flip is not None and snap.slap_shown is not None \
+                and snap.slap_shown != self._slap_logged:
+            self._slap_logged = snap.slap_shown
+            log.info("TV: Seat %d's slap (%d ms) shown at flip %d", snap.slap_shown[0] + 1,
+                     snap.slap_shown[1], t_flip)
         # the next frame: an animation's, or a gone handheld's retry (it comes back alone)
         deadlines = [d for d in (self.presenter.next_frame_ns(self.clock.now_ns()),
                                  *(s.handheld.retry_ns for s in snap.playing))

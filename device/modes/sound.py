@@ -168,7 +168,8 @@ class SoundPlayer:
     def play_channel(self, cue: str) -> pygame.mixer.Channel | None:
         """Play ``cue`` at :attr:`volume`; returns the channel it plays on, or ``None``
         when it is silent (volume 0, no audio device, its file did not load, an unknown
-        cue: said once).  Never raises."""
+        cue: said once).  Each cue played is logged at INFO (``sound: ring``), so a recording
+        of the output can be matched against it.  Never raises."""
         if self._volume == 0 or not self.open():
             return None
         sound = self.sounds.get(cue)
@@ -183,6 +184,7 @@ class SoundPlayer:
                 return None
             channel.set_volume(gain(self._volume))
             channel.play(sound)
+            log.info("sound: %s", cue)
         except Exception as err:  # e.g. the mixer was closed under us
             if cue not in self._told:
                 self._told.add(cue)

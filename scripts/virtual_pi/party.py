@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from scripts.appliance.vm import Machine
 
 TOOLS = "/usr/local/lib/partytable-vpi"
+SHOWN = re.compile(r"TV: Seat \d+'s slap \(\d+ ms\) shown at flip (\d+)")
 SCREEN = re.compile(r"^(?:INFO )?Seat (\d+) screen (\{.*\})$")
 LOBBY = re.compile(r"^(?:INFO )?lobby: row (\d+) (.+?)(?: = (.*))?$")
 ACTION = re.compile(r"^(?:INFO )?(Seat \d+|device): (\S.*)$")
@@ -137,6 +138,9 @@ class Tally:
     slap_lines: list[str] = field(default_factory=list)
     started: bool = False
     over: bool = False
+    press_to_tv_ms: list[float] = field(default_factory=list)
+    """Per decided slap: the first press's pull write to the flip that showed the winner
+    (guest CLOCK_MONOTONIC; the console's ``TV: ... shown at flip`` line)."""
 
 
 class Party:
@@ -156,6 +160,7 @@ class Party:
         """Called once with ``"lobby"``, ``"window"`` and ``"gameover"`` when the screens
         first show each (the harness takes a screendump of the TV)."""
         self._moments: set[str] = set()
+        self._press_ns: int | None = None
 
     def moment(self, name: str) -> None:
         """Tell :attr:`on_moment` about ``name`` the first time it happens."""
@@ -173,6 +178,10 @@ class Party:
         if reply.rc != 0:
             raise RuntimeError(f"party_step: exit {reply.rc}: {reply.err.strip()[-200:]}")
         answer = json.loads(reply.out.strip().splitlines()[-1])
+        downs = [int(w[2]) for w in answer.get("writes", []) if w[1] == "pull-down"]
+        if downs and any(d[0] == "seq" and "press" in str(d[1]) for d in do) \
+                and len({w[0] for w in answer["writes"]}) > 1:
+            self._press_ns = min(downs)  # a slap of two seats or more: a race to time
         self.cursor = answer["cursor"]
         lines: list[str] = answer["lines"]
         for line in lines:
@@ -193,6 +202,10 @@ class Party:
             self.tally.actions.append(f"{m[1]}: {m[2]}")
         if not self.tally.started:
             return
+        shown = SHOWN.search(line)
+        if shown and self._press_ns is not None:
+            self.tally.press_to_tv_ms.append((int(shown[1]) - self._press_ns) / 1e6)
+            self._press_ns = None
         if "wake-up race: " in line:
             self.tally.wakeup_line = line.split("wake-up race: ", 1)[1]
         elif "slap: " in line:

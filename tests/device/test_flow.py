@@ -1183,3 +1183,25 @@ def test_with_verbose_logs_the_log_reads_like_the_screens(
         fields["picker"] = Picker(**{**fields["picker"],
                                      "options": tuple(fields["picker"]["options"])})
     assert HandScreenModel(**fields) == console.seats[0].screen()
+
+
+def test_with_verbose_logs_the_flips_a_slap_meets_are_logged_with_their_times(
+    display: TableDisplay, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The flip that opens a window is its t0, logged; the flip that first shows the
+    winner is logged once with its time: where a slap meets the TV, for measuring press to
+    screen on a real display."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="partytable")
+    console, clock, queue, t0 = in_window(display)
+    assert f"TV: a slap window opens at flip {t0}" in caplog.text
+    clock.advance(400 * MS)
+    queue.post(Press(1, t0 + 380 * MS))
+    console.step()
+    console.step()
+    console.render(clock.now_ns())
+    console.render(clock.now_ns() + MS)
+    shown = [r.getMessage() for r in caplog.records if "slap (" in r.getMessage()]
+    assert len(shown) == 1 and shown[0].startswith("TV: Seat 2's slap (380 ms) shown at flip ")
+    assert int(shown[0].rsplit(" ", 1)[1]) >= t0 + 380 * MS

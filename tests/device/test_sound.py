@@ -127,10 +127,16 @@ def test_gain_is_silent_at_0_full_at_10_and_rises() -> None:
     assert all(a < b for a, b in itertools.pairwise(gains))
 
 
-def test_each_cue_plays_its_own_file_at_the_volume(dummy_audio: None) -> None:
+def test_each_cue_plays_its_own_file_at_the_volume(
+    dummy_audio: None, caplog: pytest.LogCaptureFixture
+) -> None:
     """Every cue plays the sound loaded from ``<cue>.wav`` (the same samples: the mixer
-    runs in the files' format) on a channel at the volume's gain; a new cue finds a
-    channel even while all are busy (the oldest gives way)."""
+    runs in the files' format) on a channel at the volume's gain, and is logged at INFO
+    (what a recording of the output is matched against); a new cue finds a channel even
+    while all are busy (the oldest gives way)."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="partytable")
     player = SoundPlayer(7)
     assert pygame.mixer.get_init() is None  # lazily: nothing before the first cue
     try:
@@ -141,6 +147,8 @@ def test_each_cue_plays_its_own_file_at_the_volume(dummy_audio: None) -> None:
             assert player.sounds[cue].get_raw() == frames(SOUNDS_DIR / f"{cue}.wav").tobytes()
             assert channel.get_volume() == pytest.approx(gain(7), abs=1 / 128)
         assert pygame.mixer.get_init() == (RATE, -16, 1)
+        said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sound: ")]
+        assert said == [f"sound: {cue}" for cue in CUES]
         for _ in range(3 * pygame.mixer.get_num_channels()):
             assert player.play_channel("win") is not None
     finally:
