@@ -26,6 +26,7 @@ from typing import Any
 
 from device.store.db_schema import SCHEMA_VERSION, StateError, first_problem, reason_of
 from device.store.records import (
+    START_RECORD,
     ActionRecord,
     DecisionRecord,
     JournalError,
@@ -121,8 +122,9 @@ class GameRows(ClosesOnExit):
 
     def append(self, game_id: int, record: Record, slap: SlapRow | None = None) -> int:
         """Append ``record`` (and its ``slap`` row) to game ``game_id`` in one transaction,
-        on disk when this returns; returns the record's ``seq`` (0, 1, ...: one after the
-        largest whole-number seq below :data:`_SEQ_MAX`, so a damaged row's seq never
+        on disk when this returns (the deal's record, :data:`START_RECORD`, also sets the
+        game's first seat in that transaction); returns the record's ``seq`` (0, 1, ...:
+        one after the largest whole-number seq below :data:`_SEQ_MAX`, so a damaged row's seq never
         blocks the next record).  Raises
         :class:`JournalError` when the record's data is not JSON, :class:`StateError` when
         it cannot be written."""
@@ -131,6 +133,12 @@ class GameRows(ClosesOnExit):
         else:
             row = (None, record.kind, json_text(dict(record.data)))
         with self._txn() as c:
+            if not isinstance(record, ActionRecord) and record.kind == START_RECORD:
+                # the deal: its first seat (a wake-up race, journaled before it, decided
+                # it) goes into the game's row with the record, so the row never says
+                # another seat starts than the one that did
+                c.execute("UPDATE games SET first = ? WHERE id = ?",
+                          (int(record.data["first"]), game_id))
             # after the last whole-number seq that can grow: a damaged row's seq (text, the
             # largest integer) would make every later insert collide
             seq = c.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM records WHERE game_id = ? "

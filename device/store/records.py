@@ -21,6 +21,10 @@ FORMAT_NAME = "partytable"
 FORMAT_VERSION = 1
 """The header's ``"version"`` field."""
 
+START_RECORD = "start"
+"""The kind of the decision record of the deal, ``{"first": seat}``: the seat that opens
+(a wake-up race, journaled before it, may have decided it; RI-2.3)."""
+
 
 class JournalError(ValueError):
     """A journal that cannot be read (a missing, torn or corrupt header: the message names

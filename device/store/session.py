@@ -31,7 +31,14 @@ from device.slaps.race import RaceTiming, computer_reaction_ns
 from device.store.db_schema import StateError
 from device.store.game_db import GameDB
 from device.store.game_rows import SlapRow
-from device.store.records import ActionRecord, DecisionRecord, JournalError, JournalHeader, Record
+from device.store.records import (
+    START_RECORD,
+    ActionRecord,
+    DecisionRecord,
+    JournalError,
+    JournalHeader,
+    Record,
+)
 from engine.core import (
     Bot,
     EngineError,
@@ -393,7 +400,7 @@ class GameSession(Generic[P, A, V]):
             options=self.record.options, first=first, device_seed=self.device_seed,
             seat_kinds=self.kinds, strengths=self.strengths)
         self.pos = self.engine.new(len(self.kinds), self.seed, self.record.options, first)
-        self.journal.append(DecisionRecord("start", {"first": first}))
+        self.journal.append(DecisionRecord(START_RECORD, {"first": first}))
 
     @classmethod
     def resume(cls, store: GameStore) -> AnySession | None:
@@ -434,9 +441,15 @@ class GameSession(Generic[P, A, V]):
                 raise ValueError(f"unknown game {h.game!r}")
             if any(k not in tuple(SeatKind) for k in h.seat_kinds):
                 raise ValueError(f"unknown seat kind in {list(h.seat_kinds)}")
-            session = cls(plugin, h.seat_kinds, h.seed, h.options, first=h.first, store=store,
+            # the deal's record names the first seat; a row written before it (the wake-up
+            # race's record comes first) may say seat 0 in a database from before the row
+            # took it from the record
+            first = next((int(r.data["first"]) for r in stored.records
+                          if not isinstance(r, ActionRecord) and r.kind == START_RECORD),
+                         h.first)
+            session = cls(plugin, h.seat_kinds, h.seed, h.options, first=first, store=store,
                           strengths=h.strengths)
-            session.pos = plugin.engine.new(h.seats, h.seed, dict(h.options), h.first)
+            session.pos = plugin.engine.new(h.seats, h.seed, dict(h.options), first)
             keep = session._replay(stored.records)
             if keep is not None:
                 session.unread = sum(isinstance(r, ActionRecord) for r in stored.records[keep:])

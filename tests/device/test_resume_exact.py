@@ -157,3 +157,49 @@ def test_hard_players_resume_knowing_what_the_table_saw(tmp_path: Path) -> None:
         assert trackers(second) == trackers(first), f"cut at {cut}: another history"
         play(second, second_done)
         assert second_done[0].actions == actions, f"cut at {cut} went on differently"
+
+
+@pytest.mark.parametrize("winner", [1, 2])
+def test_a_game_whose_wake_up_race_another_seat_won_resumes_from_that_seat(
+    tmp_path: Path, winner: int
+) -> None:
+    """RI-2.3: the wake-up race is journaled before the deal (it decides who starts), so
+    the game's row exists before the first seat is known; a power cut then a resume must
+    still deal from the seat that won, and the game database names it as the first seat
+    (``history``).  With the deal read from seat 1 the replay is refused at the first
+    action of another seat, and the party's game is cut short."""
+    from device.games import get_plugin
+    from device.slaps.arbiter import Contender, SlapDecision
+    from device.store.game_db import GameDB
+    from device.store.session import WAKEUP_RACE, GameSession, GameStore
+
+    plugin = get_plugin("riiing")
+    store = GameStore(tmp_path)
+    session = GameSession(plugin, ("computer",) * 3, 7, {}, store=store)
+    session.note_slap(WAKEUP_RACE, SlapDecision(
+        winner, 5 * S, 400_000_000, False, (Contender(winner, 5 * S, 400_000_000),)))
+    session.start(winner)
+    for _ in range(12):
+        seat = plugin.to_move(session.pos)
+        action = session.computer_move(seat) if seat is not None else None
+        if action is None:
+            break
+        session.apply(seat, action)
+    played, before = list(session.record.actions), session.pos
+    store.close()  # the power cut: nothing more is written
+
+    again = GameStore(tmp_path)
+    resumed = GameSession.resume(again)
+    assert resumed is not None
+    assert resumed.record.actions == played and resumed.pos == before
+    again.close()
+    with GameDB.open(tmp_path) as db:
+        (game,) = db.games()
+        assert game.header.first == winner
+        # a database whose row still says seat 0: the deal's record is what counts
+        db._c.execute("UPDATE games SET first = 0")
+        db._c.commit()
+    older = GameStore(tmp_path)
+    resumed = GameSession.resume(older)
+    assert resumed is not None and resumed.pos == before
+    older.close()
