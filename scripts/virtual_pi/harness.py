@@ -265,6 +265,8 @@ def part_party(machine: Machine, work: Path, figures: dict[str, Any],
         f"printf '%s' '{LOBBY_JSON}' > /var/lib/partytable/lobby.json && "
         "chown partytable:partytable /var/lib/partytable/lobby.json && "
         "systemctl start partytable", "start with the party's config", timeout_s=300)
+    t_start = float(_sh(machine, "python3 -c 'import time; print(time.monotonic())'",
+                        "the guest's clock"))
     party = Party(machine, say)
     shots: list[str] = []
 
@@ -282,6 +284,10 @@ def part_party(machine: Machine, work: Path, figures: dict[str, Any],
     if reply.rc != 0:
         raise PartFailed(f"history --json: exit {reply.rc}: {reply.err.strip()[-200:]}")
     problems = rules_check(json.loads(reply.out), tally)
+    # the serial seat's keys across the game's cable pulls: each applied once, in order
+    sent = [k for k in usb.sent_keys(machine) if k.t >= t_start]
+    decided = [d for d in usb.console_keys(usb.journal(machine)) if d.t >= t_start]
+    problems += [f"serial keys: {p}" for p in usb.check_keys(sent, decided)]
     if not tally.wakeup_line.startswith("Seat 2 "):
         problems.append(f"the wake-up race went to {tally.wakeup_line or 'nobody'}, not Seat 2 "
                         "whose bouncing contact came first")
@@ -304,7 +310,8 @@ def part_party(machine: Machine, work: Path, figures: dict[str, Any],
                         "wakeup": tally.wakeup_line, "winner": tally.winner,
                         "false_slaps": tally.false_slaps,
                         "false_slap_noticed": tally.false_slap_noticed,
-                        "pulls": tally.pulls, "slap_lines": tally.slap_lines[-6:],
+                        "pulls": tally.pulls, "serial_presses": len(sent),
+                        "slap_lines": tally.slap_lines[-6:],
                         "press_to_tv_ms": _figure(tally.press_to_tv_ms),
                         "sound": heard,
                         "problems": problems, "screendumps": shots}

@@ -161,6 +161,7 @@ class Party:
         first show each (the harness takes a screendump of the TV)."""
         self._moments: set[str] = set()
         self._press_ns: int | None = None
+        self._windows_armed = 0
 
     def moment(self, name: str) -> None:
         """Tell :attr:`on_moment` about ``name`` the first time it happens."""
@@ -168,20 +169,31 @@ class Party:
             self._moments.add(name)
             self.on_moment(name)
 
+    def window_slap(self) -> str:
+        """The slap the people make when a window opens: every person's button, ``gap`` ms
+        apart (0.2, 1, 5, 20 in turn), in seat order and reversed in turn."""
+        self._windows_armed += 1
+        order = [self.seats.slap[s] for s in self.people()]
+        if self._windows_armed % 2:
+            order.reverse()
+        return slap_seq(order, (0.2, 1.0, 5.0, 20.0)[self._windows_armed % 4])
+
     def step(self, do: Sequence[Sequence[object]] = (), wait_s: float = 1.5) -> list[str]:
         """Play ``do`` in the guest and read the console's lines after it
-        (``guest/party_step.py``); the new lines.  Raises ``RuntimeError`` naming the
-        failure."""
+        (``guest/party_step.py``, armed with :meth:`window_slap` once the game started);
+        the new lines.  Raises ``RuntimeError`` naming the failure."""
+        armed = self.window_slap() if self.tally.started and self.tally.wakeup_line else None
         request = json.dumps({"after": self.cursor, "do": [list(d) for d in do],
-                              "wait_s": wait_s})
+                              "wait_s": wait_s, "on_window": armed})
         reply = self.m.call(["python3", f"{TOOLS}/party_step.py", request], timeout_s=60)
         if reply.rc != 0:
             raise RuntimeError(f"party_step: exit {reply.rc}: {reply.err.strip()[-200:]}")
         answer = json.loads(reply.out.strip().splitlines()[-1])
-        downs = [int(w[2]) for w in answer.get("writes", []) if w[1] == "pull-down"]
-        if downs and any(d[0] == "seq" and "press" in str(d[1]) for d in do) \
-                and len({w[0] for w in answer["writes"]}) > 1:
-            self._press_ns = min(downs)  # a slap of two seats or more: a race to time
+        fired = answer.get("window_writes") or []
+        if fired:
+            self.tally.windows += 1
+            self.tally.slapped += 1
+            self._press_ns = min(int(w[2]) for w in fired if w[1] == "pull-down")
         self.cursor = answer["cursor"]
         lines: list[str] = answer["lines"]
         for line in lines:
@@ -189,6 +201,8 @@ class Party:
         return lines
 
     def _read(self, line: str) -> None:
+        if "False slap" in line and self.tally.started:
+            self.tally.false_slap_noticed = True
         m = SCREEN.match(line)
         if m:
             self.screens[int(m[1]) - 1] = json.loads(m[2])
@@ -212,8 +226,6 @@ class Party:
             self.tally.slap_lines.append(line)
         if "false slap (RI-6.5)" in line:
             self.tally.false_slaps += 1
-        if "False slap" in line:
-            self.tally.false_slap_noticed = True
         if "game over: " in line:
             self.tally.winner = line.split("game over: ", 1)[1]
             self.tally.over = True
@@ -240,7 +252,6 @@ class Party:
         self.step(wait_s=0.0)
         quiet_since = time.monotonic()
         seen = len(self.tally.actions)
-        gap_order = 0
         while time.monotonic() < t_end:
             turns = self.turns()
             if len(self.tally.actions) != seen:
@@ -275,16 +286,9 @@ class Party:
                 name = "select" if self.lobby_row == "START" else "right"
                 self.step([self.key(0, name)])
                 continue
-            if "SLAP!" in turns:
+            if "SLAP!" in turns:  # the guest slapped when it opened: wait for the decision
                 self.moment("window")
-                self.tally.windows += 1
-                self.tally.slapped += 1
-                gap_order += 1
-                order = [self.seats.slap[s] for s in self.people()]
-                if gap_order % 2:
-                    order.reverse()
-                gap = (0.2, 1.0, 5.0, 20.0)[gap_order % 4]
-                self.step([["seq", slap_seq(order, gap)]], wait_s=3.0)
+                self.step(wait_s=2.0)
                 continue
             if self.tally.pulls < pulls and len(self.tally.actions) >= 8 * (self.tally.pulls + 1):
                 self.tally.pulls += 1

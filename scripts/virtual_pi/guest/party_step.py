@@ -11,6 +11,10 @@ host calls it through the agent): press what the host asks, then read what the c
   control socket);
 - ``["sleep", seconds]``.
 
+``on_window`` (optional) is a gpiosim sequence played the moment a hand screen line says
+``SLAP!`` while it waits (a RIIING! window opened): the slap a person makes when the TV
+rings, without a round trip to the host.  Its writes are in the answer's ``window_writes``.
+
 Then it reads partytable.service's journal after the cursor ``after`` (``null``: all of the
 service's current run) until a line that says a screen, a lobby row or an action came (and then
 ``settle_s`` more, default 0.4 s: the other seats' screens follow within that), or
@@ -80,6 +84,7 @@ def main(argv: list[str]) -> int:
         wait_s = float(request.get("wait_s", 1.5))
         after = request.get("after")
         settle_s = float(request.get("settle_s", 0.4))
+        on_window = request.get("on_window")
     except (IndexError, ValueError, TypeError, AttributeError) as err:
         print(f"party_step: bad request: {err}", file=sys.stderr)
         return 2
@@ -97,16 +102,21 @@ def main(argv: list[str]) -> int:
             return 2
     deadline = time.monotonic() + wait_s
     lines: list[str] = []
+    window_writes: list[list[object]] = []
     while True:
         after, new = journal(after)
         lines += new
+        if on_window and not window_writes and any('"turn":"SLAP!"' in line for line in new):
+            window_writes = gpiosim.play(gpiosim.parse_sequence(str(on_window)))
+            deadline = max(deadline, time.monotonic() + 2.0)  # the decision follows
         now = time.monotonic()
         if any(mark in line for line in new for mark in MARKS):
             deadline = min(deadline, now + settle_s)
         if now >= deadline:
             break
         time.sleep(0.1)
-    print(json.dumps({"cursor": after, "lines": lines, "writes": writes}))
+    print(json.dumps({"cursor": after, "lines": lines, "writes": writes,
+                      "window_writes": window_writes}))
     return 0
 
 
