@@ -267,6 +267,7 @@ def part_party(machine: Machine, work: Path, figures: dict[str, Any],
         "systemctl start partytable", "start with the party's config", timeout_s=300)
     t_start = float(_sh(machine, "python3 -c 'import time; print(time.monotonic())'",
                         "the guest's clock"))
+    restarts = _sh(machine, "systemctl show -p NRestarts --value partytable", "NRestarts")
     party = Party(machine, say)
     shots: list[str] = []
 
@@ -284,6 +285,13 @@ def part_party(machine: Machine, work: Path, figures: dict[str, Any],
     if reply.rc != 0:
         raise PartFailed(f"history --json: exit {reply.rc}: {reply.err.strip()[-200:]}")
     problems = rules_check(json.loads(reply.out), tally)
+    after = _sh(machine, "systemctl show -p NRestarts --value partytable", "NRestarts")
+    if after.strip() != restarts.strip():
+        crash = _sh(machine, "journalctl -b -u partytable -o cat --no-pager | grep -B2 -A12 "
+                    r"'Fatal Python error\|code=killed\|code=exited' | tail -30", "the crash")
+        say(crash)
+        problems.append(f"the console was restarted during the party (NRestarts "
+                        f"{restarts.strip()} -> {after.strip()}): {crash.strip()[-300:]}")
     # the serial seat's keys across the game's cable pulls: each applied once, in order
     sent = [k for k in usb.sent_keys(machine) if k.t >= t_start]
     decided = [d for d in usb.console_keys(usb.journal(machine)) if d.t >= t_start]
