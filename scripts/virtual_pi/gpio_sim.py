@@ -187,8 +187,10 @@ def lgpio_wheel_argv(dest: Path, python: str = sys.executable) -> list[str]:
             f"lgpio=={LGPIO_VERSION}", "-d", str(dest)]
 
 
-TCG_CPU = ("-cpu", "max")
+TCG_CPU = ("-cpu", "Nehalem")
 """qemu's CPU for a TCG boot that runs lgpio: PyPI's manylinux_2_34 wheel is compiled for
 x86-64-v2 (its ``PyInit__lgpio`` uses SSE4.1's ``pinsrq``), which TCG's default CPU
 (``qemu64``) lacks -- ``import lgpio`` dies of SIGILL ("trap invalid opcode ... in
-_lgpio.cpython-311-x86_64-linux-gnu.so").  ``max`` gives every feature TCG emulates."""
+_lgpio.cpython-311-x86_64-linux-gnu.so").  Nehalem has SSE4.2 and no AVX: with ``max``
+(AVX2 and more) Mesa's llvmpipe JIT-compiles AVX code that crashed the console with
+SIGSEGV in its page flips under TCG, again and again."""

@@ -1,7 +1,7 @@
 """``make virtual-pi``: the console on the kernel's simulated buses in the appliance VM, each
 part checked and measured from the host.
 
-One boot of the virtual Pi's disk (:func:`build`): qemu TCG with ``-cpu max`` (lgpio's wheel
+One boot of the virtual Pi's disk (:func:`build`): qemu TCG with ``-cpu Nehalem`` (lgpio's wheel
 needs x86-64-v2, :data:`scripts.virtual_pi.gpio_sim.TCG_CPU`), ``virtio-gpu-pci`` as the TV
 and a QMP socket for screendumps.  At boot ``virtual-pi-hardware.service`` makes the gpio-sim
 chip (``guest/hardware.sh`` -> ``guest/gpiosim.py setup``) before ``partytable.service``

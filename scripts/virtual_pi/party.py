@@ -162,6 +162,8 @@ class Party:
         self._moments: set[str] = set()
         self._press_ns: int | None = None
         self._windows_armed = 0
+        self._race_open = False
+        """The console logged the flip that opens a race (``TV: a slap window opens``)."""
 
     def moment(self, name: str) -> None:
         """Tell :attr:`on_moment` about ``name`` the first time it happens."""
@@ -214,6 +216,8 @@ class Party:
         m = ACTION.match(line)
         if m and self.tally.started:
             self.tally.actions.append(f"{m[1]}: {m[2]}")
+        if "TV: a slap window opens" in line:
+            self._race_open = True
         if not self.tally.started:
             return
         shown = SHOWN.search(line)
@@ -268,6 +272,9 @@ class Party:
                 return self.tally
             if not self.tally.started and "WAKE UP!" in turns:
                 self.tally.started = True
+            if "WAKE UP!" in turns and not self.tally.wakeup and not self._race_open:
+                self.step(wait_s=1.0)  # the race starts at the flip that shows it
+                continue
             if "WAKE UP!" in turns and not self.tally.wakeup:
                 # the wake-up race: seat 2's contact bounces, seat 1 comes 2 ms later;
                 # seat 2's first edge is the earliest, so seat 2 starts

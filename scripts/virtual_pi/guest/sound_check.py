@@ -9,9 +9,9 @@ find each sound cue it logged in the recording.
 records with ``arecord`` into ``/tmp/vpi-party.wav``, noting its start on CLOCK_MONOTONIC.
 ``stop`` ends it with SIGINT (arecord then writes the WAV header's lengths), reads the
 console's ``sound: <cue>`` lines from partytable.service's journal with their monotonic
-times, and for each cue within the recording compares the loudest sample in the 400 ms
-after it with the quiet 100 ms windows of the whole recording: a cue is heard when its
-window is at least four times as loud as the recording's median window.  Prints
+times, and for each cue within the recording compares the loudest sample from 1 s before to
+2 s after it (:data:`WINDOW_S`) with the quiet 100 ms windows of the whole recording: a cue
+is heard when its window is at least four times as loud as the recording's median window.  Prints
 ``{"cues": {"ring": {"played": n, "heard": m}, ...}, "seconds": s, "median_peak": p}``.
 Standard library only; exit status 2 and one line for bad use.
 """
@@ -32,7 +32,11 @@ from pathlib import Path
 WAV = Path("/tmp/vpi-party.wav")
 STATE = Path("/tmp/vpi-party.json")
 PARAMS = Path("/proc/asound/card0/pcm0p/sub0/hw_params")
-WINDOW_S = 0.4
+WINDOW_S = 3.0
+"""How long after a cue's log line its sound is looked for, from 1 s before: the loopback's
+capture side only advances while the playing side writes, so each ALSA underrun (frequent
+under TCG) moves the recording's timeline a little behind the journal's."""
+BEFORE_S = 1.0
 
 
 def start() -> int:
@@ -86,7 +90,7 @@ def stop() -> int:
     seconds = len(samples) / channels / rate if rate else 0.0
     cues: dict[str, dict[str, int]] = {}
     for cue, t_ns in cue_times(int(state["t0_ns"])):
-        offset = (t_ns - int(state["t0_ns"])) / 1e9
+        offset = max(0.0, (t_ns - int(state["t0_ns"])) / 1e9 - BEFORE_S)
         if offset + WINDOW_S > seconds:
             continue
         first = int(offset * rate) * channels
