@@ -30,6 +30,12 @@ RESULT_LINES = 11
 """At most this many result lines on the TV."""
 
 
+RESULTS_HOLD_NS = 2_000_000_000
+"""How long the results stay on the TV before a key may end them: a key pressed in the last
+moment of play (the player still hammering SELECT, or a press on its way) must not skip the
+winner and the slap chart."""
+
+
 class GameOverPhase:
     """The results of the game just ended (see the module docstring); ``flow``: the flow
     it belongs to."""
@@ -40,6 +46,8 @@ class GameOverPhase:
         """The game-over screen's headline: ``"Seat 2 WINS!"`` or ``"Game over"``."""
         self.results: tuple[str, ...] = ()
         """The result lines of the game just ended (``()`` before its end)."""
+        self.shown_ns = 0
+        """When the results were shown (CLOCK_MONOTONIC ns)."""
 
     def clear(self) -> None:
         """A new game: no results yet."""
@@ -56,6 +64,7 @@ class GameOverPhase:
         flow.race.close(now_ns)
         flow.close_menus()
         flow.phase = Phase.GAMEOVER
+        self.shown_ns = now_ns
         session.close(winner, abandoned=abandoned)
         if winner is not None:
             flow.cue("win")
@@ -88,8 +97,9 @@ class GameOverPhase:
             flow.on_game_over(session.record)
 
     def key(self, k: HandKey, now_ns: int) -> None:
-        """A handheld key on the results: SELECT or BACK returns to the lobby."""
-        if k in (HandKey.SELECT, HandKey.BACK):
+        """A handheld key on the results: SELECT or BACK returns to the lobby, once they
+        have been on the TV for :data:`RESULTS_HOLD_NS`."""
+        if k in (HandKey.SELECT, HandKey.BACK) and now_ns - self.shown_ns >= RESULTS_HOLD_NS:
             self.flow.enter_lobby(now_ns)
 
     def _next_demo(self, now_ns: int) -> None:

@@ -233,6 +233,8 @@ class Party:
         if "game over: " in line:
             self.tally.winner = line.split("game over: ", 1)[1]
             self.tally.over = True
+            time.sleep(0.5)  # the frame after the last action is the game-over screen
+            self.moment("gameover")  # now: a key pressed on a stale turn would end it
 
     def key(self, seat: int, name: str) -> list[object]:
         """The step that presses ``name`` on ``seat``'s handheld."""
@@ -267,8 +269,6 @@ class Party:
             elif time.monotonic() - quiet_since > 120.0:
                 raise RuntimeError(f"no action for 120 s; screens say {sorted(turns)}")
             if self.tally.over:
-                self.step(wait_s=1.0)  # the game-over screens
-                self.moment("gameover")
                 return self.tally
             if not self.tally.started and "WAKE UP!" in turns:
                 self.tally.started = True

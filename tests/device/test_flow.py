@@ -1205,3 +1205,25 @@ def test_with_verbose_logs_the_flips_a_slap_meets_are_logged_with_their_times(
     shown = [r.getMessage() for r in caplog.records if "slap (" in r.getMessage()]
     assert len(shown) == 1 and shown[0].startswith("TV: Seat 2's slap (380 ms) shown at flip ")
     assert int(shown[0].rsplit(" ", 1)[1]) >= t0 + 380 * MS
+
+
+def test_the_results_stay_on_the_tv_through_a_last_hammered_select(
+    display: TableDisplay,
+) -> None:
+    """A SELECT in the first two seconds of the results (a player still pressing at the
+    game's end) leaves them on the TV; one after that returns to the lobby."""
+    from device.flow.game_over import RESULTS_HOLD_NS
+
+    console, clock, queue, _ = make(display, ("human", "computer"), "right-on-time")
+    for key in ("menu", "right", "select"):  # the handheld menu's END: the results show
+        queue.post(KeyPress(0, key, clock.now_ns()))
+        console.step()
+    assert phase_of(console) is Phase.GAMEOVER
+    clock.advance(RESULTS_HOLD_NS // 4)
+    queue.post(KeyPress(0, "select", clock.now_ns()))
+    console.step()
+    assert phase_of(console) is Phase.GAMEOVER
+    clock.advance(RESULTS_HOLD_NS)
+    queue.post(KeyPress(0, "select", clock.now_ns()))
+    console.step()
+    assert console.phase is Phase.LOBBY
