@@ -99,3 +99,27 @@ def test_the_database_check_accepts_the_game_the_journal_named_and_nothing_else(
     broken = {"games": [{**game, "actions": ["play 9Z/Q", *game["actions"]]}]}
     assert any("does not apply" in p for p in rules_check(broken, Tally(actions=named)))
     assert rules_check({"games": []}, Tally()) == ["the game database holds no game"]
+
+
+def test_the_guest_slaps_only_into_a_window_still_open() -> None:
+    """The armed slap fires on a SLAP! screen, never once the window's decision is in
+    the same lines (that slap would be a false one)."""
+    import importlib.util
+    from pathlib import Path
+
+    here = Path(party.__file__).parent / "guest"
+    import sys
+
+    sys.path.insert(0, str(here))
+    try:
+        spec = importlib.util.spec_from_file_location("party_step", here / "party_step.py")
+        assert spec is not None and spec.loader is not None
+        step = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(step)
+    finally:
+        sys.path.remove(str(here))
+    slap_screen = 'INFO Seat 1 screen {"turn":"SLAP!"}'
+    assert step.window_open(["INFO lobby: row 1", slap_screen])
+    assert not step.window_open([slap_screen, "INFO slap: seat 4 slapped first in 1013 ms"])
+    assert step.window_open(["INFO slap: seat 4 slapped first in 90 ms", slap_screen])
+    assert not step.window_open(["INFO Seat 1 screen {\"turn\":\"SEAT 2\"}"])

@@ -76,6 +76,15 @@ def journal(after: str | None) -> tuple[str | None, list[str]]:
     return cursor, lines
 
 
+def window_open(lines: list[str]) -> bool:
+    """A screen in ``lines`` says SLAP! and no slap decision came after it: the window is
+    still open (a decided one is closed, and a slap then would be a false slap)."""
+    opened = [i for i, line in enumerate(lines) if '"turn":"SLAP!"' in line]
+    if not opened:
+        return False
+    return not any("slap: seat " in line for line in lines[opened[-1]:])
+
+
 def main(argv: list[str]) -> int:
     """See the module docstring."""
     try:
@@ -106,7 +115,7 @@ def main(argv: list[str]) -> int:
     while True:
         after, new = journal(after)
         lines += new
-        if on_window and not window_writes and any('"turn":"SLAP!"' in line for line in new):
+        if on_window and not window_writes and window_open(new):
             window_writes = gpiosim.play(gpiosim.parse_sequence(str(on_window)))
             deadline = max(deadline, time.monotonic() + 2.0)  # the decision follows
         now = time.monotonic()
