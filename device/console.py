@@ -341,8 +341,9 @@ class Console:
                                         self._force)
         self._force = False
         if snap.awaiting_flip:  # the ring comes with the flip that shows the window
-            self.flow.flipped(t_flip if t_flip is not None else self.clock.now_ns())
-            log.info("TV: a slap window opens at flip %d", self.flow.race.arbiter.t0_ns or 0)
+            t0 = t_flip if t_flip is not None else self.clock.now_ns()
+            self.flow.flipped(t0)
+            log.info("TV: a slap window opens at flip %d", t0)
         if t_flip is not None and snap.slap_shown is not None \
                 and snap.slap_shown != self._slap_logged:
             self._slap_logged = snap.slap_shown

@@ -99,6 +99,7 @@ __all__ = [
     "OpenSerial",
     "check_hand_display",
     "describe_hand_display",
+    "display_data",
     "open_hand_display",
 ]
 
@@ -178,6 +179,35 @@ class HandDisplayKind:
     summary: str
     params: Mapping[str, object]
     opener: Callable[[int, dict[str, object]], Any]
+
+
+class _Collect:
+    """A luma serial interface that keeps the display data it is sent (:func:`display_data`)."""
+
+    def __init__(self) -> None:
+        self.data_bytes = bytearray()
+
+    def command(self, *cmd: int) -> None:
+        """Commands are not display data."""
+
+    def data(self, data: list[int]) -> None:
+        """Keep ``data``."""
+        self.data_bytes += bytes(data)
+
+    def cleanup(self) -> None:
+        """Nothing to release."""
+
+
+def display_data(kind: str, image: Any) -> bytes:
+    """The display data luma.oled's controller ``kind`` (``"ssd1306"``, ``"sh1106"``)
+    sends for the 128x64 mode ``"1"`` PIL ``image``: its whole frame, in the order it goes
+    on the bus (what a bus or a stub chip must have received).  Raises what
+    :func:`open_hand_display` raises for a bad ``kind``."""
+    collect = _Collect()
+    device = open_hand_display(0, kind, serial_interface=collect)
+    collect.data_bytes.clear()  # the init sequence's data, if any
+    device.display(image)
+    return bytes(collect.data_bytes)
 
 
 def open_hand_display(seat: int, kind: str, **params: object) -> Any:

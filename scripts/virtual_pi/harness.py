@@ -223,12 +223,8 @@ def part_usb(machine: Machine, figures: dict[str, Any], pulls: int) -> None:
     gone = [t.gone_s * 1000 for t in timings if t.gone_s is not None]
     back = [t.connected_s * 1000 for t in timings if t.connected_s is not None]
 
-    def fig(values: Sequence[float]) -> dict[str, float] | None:
-        return ({"median": usb.percentile(values, 50), "p99": usb.percentile(values, 99),
-                 "n": len(values)} if values else None)
-
     figures["usb"] = {"presses": len(sent), "problems": problems, "unplug_to_gone_ms":
-                      fig(gone), "plug_to_connected_ms": fig(back)}
+                      _figure(gone), "plug_to_connected_ms": _figure(back)}
     if problems:
         raise PartFailed("; ".join(problems))
     if len(gone) < pulls or len(back) < pulls:

@@ -120,15 +120,13 @@ def choose_key(screen: dict[str, Any]) -> str | None:
 
 @dataclass
 class Tally:
-    """What the party did: keys pressed per seat, windows seen and slapped, the false
+    """What the party did: keys pressed per seat, windows the people slapped into, the false
     slap, the bouncing press, the cable pulls, the actions the journal named."""
 
     keys: dict[int, int] = field(default_factory=dict)
     windows: int = 0
-    slapped: int = 0
     false_slap: bool = False
     false_slap_noticed: bool = False
-    bounce: bool = False
     pulls: int = 0
     wakeup: bool = False
     wakeup_line: str = ""
@@ -194,7 +192,6 @@ class Party:
         fired = answer.get("window_writes") or []
         if fired:
             self.tally.windows += 1
-            self.tally.slapped += 1
             self._press_ns = min(int(w[2]) for w in fired if w[1] == "pull-down")
         self.cursor = answer["cursor"]
         lines: list[str] = answer["lines"]
@@ -278,7 +275,7 @@ class Party:
             if "WAKE UP!" in turns and not self.tally.wakeup:
                 # the wake-up race: seat 2's contact bounces, seat 1 comes 2 ms later;
                 # seat 2's first edge is the earliest, so seat 2 starts
-                self.tally.wakeup = self.tally.bounce = True
+                self.tally.wakeup = True
                 b, a = self.seats.slap[1], self.seats.slap[0]
                 self.step([["seq", f"{bounce_seq(b)} {a}=press@2ms {a}=release@150ms"]],
                           wait_s=4.0)

@@ -267,17 +267,23 @@ def parse_status(text: str) -> Status:
         bad=dict(bad), now=_field(obj, "now", float, w))
 
 
-def parse_keys(text: str) -> list[SentKey]:
-    """The sent-key log of a ``keys`` answer."""
-    obj = parse_reply(text, "keys")
-    entries = obj.get("keys")
+def _entries(text: str, name: str, ident: str) -> list[tuple[dict[str, Any], str]]:
+    """The objects of the ``name`` list of an answer, each with its place for messages
+    (``keys[3]``, by its ``ident`` field); :class:`UsbError` for a missing list or an entry
+    that is not an object."""
+    entries = parse_reply(text, name).get(name)
     if not isinstance(entries, list):
-        raise UsbError("keys: no 'keys' list in the answer")
-    out = []
+        raise UsbError(f"{name}: no '{name}' list in the answer")
     for e in entries:
         if not isinstance(e, dict):
-            raise UsbError(f"keys: entry {e!r} is not an object")
-        w = f"keys[{e.get('n')}]"
+            raise UsbError(f"{name}: entry {e!r} is not an object")
+    return [(e, f"{name}[{e.get(ident)}]") for e in entries]
+
+
+def parse_keys(text: str) -> list[SentKey]:
+    """The sent-key log of a ``keys`` answer."""
+    out = []
+    for e, w in _entries(text, "keys", "n"):
         out.append(SentKey(n=_field(e, "n", int, w), key=_field(e, "key", str, w),
                            down_seq=_field(e, "down_seq", int, w),
                            up_seq=_field(e, "up_seq", int, w), t=_field(e, "t", float, w),
@@ -287,15 +293,8 @@ def parse_keys(text: str) -> list[SentKey]:
 
 def parse_events(text: str) -> list[Event]:
     """The event log of an ``events`` answer."""
-    obj = parse_reply(text, "events")
-    entries = obj.get("events")
-    if not isinstance(entries, list):
-        raise UsbError("events: no 'events' list in the answer")
     out = []
-    for e in entries:
-        if not isinstance(e, dict):
-            raise UsbError(f"events: entry {e!r} is not an object")
-        w = f"events[{e.get('i')}]"
+    for e, w in _entries(text, "events", "i"):
         out.append(Event(i=_field(e, "i", int, w), what=_field(e, "what", str, w),
                          t=_field(e, "t", float, w)))
     return out

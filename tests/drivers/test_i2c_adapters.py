@@ -22,7 +22,7 @@ from PIL import Image, ImageDraw
 
 from drivers.clock import FakeClock
 from drivers.errors import DeviceUnavailableError
-from drivers.hand_display import NOP, HandDisplays, open_hand_display
+from drivers.hand_display import NOP, HandDisplays, display_data, open_hand_display
 from drivers.i2c_writer import DisplayState
 
 SECOND = 1_000_000_000
@@ -142,31 +142,6 @@ def frame(x: int) -> Image.Image:
     return image
 
 
-class _Collect:
-    """A luma serial interface keeping the data bytes it is sent."""
-
-    def __init__(self) -> None:
-        self.data_bytes = bytearray()
-
-    def command(self, *cmd: int) -> None:
-        return None
-
-    def data(self, data: list[int]) -> None:
-        self.data_bytes += bytes(data)
-
-    def cleanup(self) -> None:
-        return None
-
-
-def framebuffer(kind: str, image: Image.Image) -> bytes:
-    """The display data luma.oled's ``kind`` sends for ``image`` (its whole frame)."""
-    collect = _Collect()
-    device = open_hand_display(0, kind, serial_interface=collect)
-    collect.data_bytes.clear()
-    device.display(image)
-    return bytes(collect.data_bytes)
-
-
 def hands_on(reports: Reports, clock: FakeClock) -> HandDisplays:
     """Hand displays with the default bus opener, without threads."""
     return HandDisplays(on_gone=reports.gone, on_back=reports.back, clock=clock, thread=False)
@@ -205,8 +180,8 @@ def test_a_full_adapter_gets_each_frame_as_one_i2c_rdwr(
     assert (first.state, second.state) == (DisplayState.PRESENT, DisplayState.PRESENT)
     rdwr = [t for t in node.transfers if t[0] == "rdwr" and t[1] == 0x3C]
     assert [len(t[2]) for t in rdwr] == [1025, 1025]  # the blank first frame, then frame(5)
-    assert node.data(0x3C)[-1] == framebuffer("ssd1306", frame(5))
-    assert node.data(0x3D)[-1] == framebuffer("ssd1306", frame(6))
+    assert node.data(0x3C)[-1] == display_data("ssd1306", frame(5))
+    assert node.data(0x3D)[-1] == display_data("ssd1306", frame(6))
     assert not any(t[0] == "block" and t[2] == 0x40 for t in node.transfers)
     assert (node.opened, node.closed) == (4, 2)  # per panel: the funcs check, luma's own
     lines = [r.getMessage() for r in caplog.records]
@@ -242,7 +217,7 @@ def test_an_smbus_only_adapter_gets_frames_as_32_byte_block_writes(
     data = [t[3] for t in sent if t[2] == 0x40]
     assert {t[2] for t in sent} == {0x00, 0x40}
     assert all(1 <= len(d) <= 32 for d in data)
-    assert b"".join(data) == framebuffer(kind, frame(9))
+    assert b"".join(data) == display_data(kind, frame(9))
     assert len(b"".join(data)) == 1024
     lines = [r.getMessage() for r in caplog.records]
     assert lines == [
@@ -259,7 +234,7 @@ def test_open_hand_display_on_an_smbus_only_adapter(nodes: dict[int, Node]) -> N
     node = nodes[14] = Node(STUB)
     device = open_hand_display(0, "ssd1306", port=14)
     device.display(frame(3))
-    assert node.data()[-32:] and b"".join(node.data()[-32:]) == framebuffer("ssd1306", frame(3))
+    assert node.data()[-32:] and b"".join(node.data()[-32:]) == display_data("ssd1306", frame(3))
     device.cleanup()
     assert (node.opened, node.closed) == (1, 1)
 
@@ -327,7 +302,7 @@ def test_an_smbus_only_adapter_going_away_mid_frame_and_back(
     assert any(t[0] == "block" and t[2] == 0 and t[3][:2] == b"\xae\xd5" for t in after)
     assert any(t[0] == "block" and t[2] == 0 and bytes(CHARGE_PUMP_ON) in t[3] for t in after)
     data = [t[3] for t in after if t[0] == "block" and t[2] == 0x40]
-    assert b"".join(data[-32:]) == framebuffer("ssd1306", frame(3))
+    assert b"".join(data[-32:]) == display_data("ssd1306", frame(3))
     assert (node.opened > 1) is reopened
     hands.close()
     assert node.opened == node.closed

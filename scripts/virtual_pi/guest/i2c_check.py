@@ -43,7 +43,7 @@ import smbus2
 from PIL import Image, ImageDraw
 
 from drivers.errors import DeviceUnavailableError
-from drivers.hand_display import HandDisplays, open_hand_display
+from drivers.hand_display import HandDisplays, display_data, open_hand_display
 
 STUB_NAME = "SMBus stub driver"
 PANELS = ((0, "ssd1306", 0x3C), (1, "sh1106", 0x3D))
@@ -111,31 +111,6 @@ def frame(n: int, kind: str) -> Image.Image:
     return image
 
 
-class _Collect:
-    """A luma serial interface keeping the data bytes it is sent."""
-
-    def __init__(self) -> None:
-        self.data_bytes = bytearray()
-
-    def command(self, *cmd: int) -> None:
-        return None
-
-    def data(self, data: list[int]) -> None:
-        self.data_bytes += bytes(data)
-
-    def cleanup(self) -> None:
-        return None
-
-
-def framebuffer(kind: str, image: Image.Image) -> bytes:
-    """The display data luma.oled's ``kind`` sends for ``image``."""
-    collect = _Collect()
-    device = open_hand_display(0, kind, serial_interface=collect)
-    collect.data_bytes.clear()
-    device.display(image)
-    return bytes(collect.data_bytes)
-
-
 def registers(port: int, address: int) -> bytes:
     """The stub chip's registers 0x40-0x5F (one SMBus I2C-block read on a bus of its own)."""
     bus = smbus2.SMBus(port)
@@ -187,7 +162,7 @@ def show(hands: HandDisplays, screens: dict[int, Any], n: int) -> dict[int, byte
     for seat, kind, _ in PANELS:
         image = frame(n, kind)
         screens[seat].display(image)
-        tails[seat] = framebuffer(kind, image)[-32:]
+        tails[seat] = display_data(kind, image)[-32:]
     return tails
 
 
