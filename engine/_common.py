@@ -137,8 +137,10 @@ def loads_object(text: str, where: str) -> dict[str, Any]:
     except NotationError as err:
         raise NotationError(f"position from {where}: {err.message}") from None
     except json.JSONDecodeError as err:
+        # the decoder's message may end in "starting at", meant to be followed by the place
+        what = err.msg.removesuffix(" starting at")
         raise NotationError(
-            f"position from {where}: not JSON (line {err.lineno} column {err.colno}: {err.msg})"
+            f"position from {where}: not JSON (line {err.lineno} column {err.colno}: {what})"
         ) from None
     except RecursionError:
         raise NotationError(f"position from {where}: JSON nested too deeply") from None

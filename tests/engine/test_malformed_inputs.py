@@ -61,6 +61,8 @@ CASES: list[tuple[str, list[str], str, str]] = [
     ("top level is a string", *legal('"riiing"'), "expected a JSON object, got a string"),
     ("top level is null", *legal("null"), "expected a JSON object, got null"),
     ("not JSON at all", *legal("{"), "not JSON (line 1"),
+    ("a string cut short", *legal('{"game": "riii'),
+     "not JSON (line 1 column 10: Unterminated string)"),
     ("NaN", *legal(raw(RIIING, "seed", "NaN")), "NaN is not JSON"),
     ("Infinity", *legal(raw(ROT, "seed", "-Infinity")), "-Infinity is not JSON"),
     ("5001-digit seed", *legal(raw(RIIING, "seed", HUGE)), "a JSON number has 5001 digits"),
