@@ -349,13 +349,21 @@ class EdgeDebouncer:
       its stamp is unchanged;
     - released, and the edges agree (or their last level says released): a glitch -- a
       spike of static or motor noise.  Nothing is reported, the belief stays released,
-      and its late callbacks are part of the reading;
+      and its late callbacks are part of the reading.  The line is read once more
+      ``lockout_ns`` later (unless an edge comes first): pressed then, the burst went on
+      past the reading and the kernel dropped its last edge (below), so it is a press
+      found on the line, confirmed like any other and stamped ``bounce_ns`` before the
+      glitch's reading, or at the burst's first edge if that is later;
     - they disagree: an edge has not been delivered yet (the one that let go of a slap
       that the device loop checked late, or a press right after a glitch) or was lost.
       The check waits up to ``lockout_ns`` for it; an edge stamped after the check was
-      due then decides as below, else the reading does (a pressed line no edge explains
-      is a press stamped when first read, confirmed by a second reading as above: late,
-      never early).
+      due then decides as below, else the reading does: a pressed line is a press,
+      confirmed by a second reading as above and stamped by the same rule as one whose
+      edges agree (the stamp's bound, below).  The edge that did not come was dropped:
+      the GPIO character device's interrupt is masked while its threaded handler runs
+      for the edge before, and an edge in that time is lost on gpio-sim
+      (docs/hardware-facts.md, "gpio-sim drops edges"), so a press bouncing faster than
+      the handler often arrives as an even number of events.
 
     A first look that comes after the check was due (the loop or the callbacks were late)
     waits ``confirm_ns`` more, so the rest of the burst's callbacks arrive before the line
@@ -380,7 +388,10 @@ class EdgeDebouncer:
     make the very edges a press bouncing for those 5 ms makes.  A spike still low when the
     contact closes is the press's own first low: P is then the spike's edge.  The bound
     assumes the callbacks of the edges before the reading have arrived when the line is
-    read; a press no edge explains is stamped when read (late).  Each callback that
+    read; a press whose edges disagree with the line because the kernel dropped one is
+    stamped by the same rule from the edges seen: if the dropped edge was the press's first
+    contact, coming after every edge seen, the stamp can be early by as long as the handler
+    that masked it ran.  Each callback that
     arrives while a press waits starts its check over (a look after it was due waits
     ``confirm_ns`` more, a disagreement waits for the missing edge again), so a burst whose
     callbacks keep coming is read once they stop.  Callbacks later than that, or two lost
@@ -438,6 +449,8 @@ class EdgeDebouncer:
     _looked: bool = False
     _waited: bool = False
     _held_ns: int | None = None
+    _watch: tuple[int, int] | None = None
+    _found_after_ns: int | None = None
 
     @property
     def waiting(self) -> bool:
@@ -451,6 +464,13 @@ class EdgeDebouncer:
         ``t_ns``: the edge's ``int`` nanoseconds.
         """
         candidate = self._candidate_ns
+        if candidate is not None and self._found_after_ns is not None:
+            if t_ns < self._found_after_ns:
+                return []  # the glitch's own late callback, part of its reading
+            # a press found on the line after a glitch: a real edge explains it instead
+            self._candidate_ns = self._defer_ns = self._held_ns = self._found_after_ns = None
+            self._run_ns = None
+            candidate = None
         if candidate is not None:
             due = self._check_ns(candidate)
             if self._stale_before_ns is not None and t_ns < self._stale_before_ns:
@@ -482,6 +502,7 @@ class EdgeDebouncer:
             out += self._close(self._evidence(), end, stale_before_ns=end)
         if self._stale_before_ns is not None and t_ns < self._stale_before_ns:
             return out
+        self._watch = None  # a new edge speaks for itself
         if self.confirm_ns > 0 and not self.down:
             self._candidate_ns, self._last_ns, self._last_level = t_ns, t_ns, level
             self._run_ns = t_ns
@@ -538,15 +559,22 @@ class EdgeDebouncer:
                 self._held_ns = now_ns
                 self._defer_ns = now_ns + self.confirm_ns
                 return []
-            if seen and not odd:  # pressed, and no edge came to explain it: late, not early
-                self._candidate_ns = self._last_ns = now_ns if held_ns is None else held_ns
-                self._run_ns = None
+            # pressed with an even number of edges, and no edge came within the wait: the
+            # kernel dropped one (gpio-sim drops an edge that comes while the line's
+            # interrupt is masked for the one before's threaded handler), so the press is
+            # stamped by the same rule as one whose edges agree
             # a glitch's own late callbacks are stamped before its check; later ones are new
             decided = self._confirm(seen, stale_before_ns=now_ns if seen else due)
+            if not seen:
+                # the line is read once more a lockout later: an edge the kernel dropped
+                # may have ended the burst pressed with nothing left to say so
+                self._watch = (candidate, now_ns)
             if self._start_ns is None:
                 return decided
             return decided + self.settle(now_ns, level)
         start = self._start_ns
+        if start is None and self._watch is not None:
+            return self._look_again(now_ns, level)
         if start is None or now_ns < self._end_ns(start):
             return []
         end = self._end_ns(start)
@@ -565,11 +593,36 @@ class EdgeDebouncer:
             return []
         return self._close(level, stamp, stale_before_ns=now_ns)
 
+    def _look_again(self, now_ns: int, level: bool | None) -> list[Transition]:
+        """The reading a lockout after a glitch (``_watch``: the glitch's first edge and the
+        reading that found it released, ``int`` ns): a line pressed now with no edge since
+        is a press whose last edge the kernel dropped -- a candidate found on the line,
+        confirmed like any other and stamped ``bounce_ns`` before that first reading, or at
+        the burst's first edge if later (class docstring, "they disagree")."""
+        assert self._watch is not None
+        first, read = self._watch
+        if now_ns < read + self.lockout_ns:
+            return []
+        self._watch = None
+        if not level or self.down or self.confirm_ns <= 0:
+            return []
+        stamp = first if self.bounce_ns is None else max(first, read - self.bounce_ns)
+        # no edge explains the line (0 edges: they disagree), so it first waits a lockout
+        # for a late one; an edge stamped after the glitch's reading that comes meanwhile
+        # is the line's own news and starts a candidate of its own (:meth:`edge`)
+        self._stale_before_ns = read
+        self._candidate_ns, self._last_ns, self._last_level = stamp, now_ns, True
+        self._run_ns, self._found_after_ns = None, read
+        self._edges, self._looked, self._waited, self._defer_ns = 0, True, False, None
+        self._held_ns = None
+        return []
+
     def resync(self, t_ns: int) -> None:
         """Distrust the state after a failure at ``t_ns``: start a lockout there, so the
         next :meth:`settle` reads the line and reports what the lost edge changed (stamped
         when read: late, never early)."""
-        self._candidate_ns = self._defer_ns = self._held_ns = None
+        self._candidate_ns = self._defer_ns = self._held_ns = self._watch = None
+        self._found_after_ns = None
         self._start_ns, self._last_ns, self._last_level = t_ns, t_ns, None
 
     def deadline_ns(self) -> int | None:
@@ -577,6 +630,8 @@ class EdgeDebouncer:
         :meth:`settle` then; or ``None``."""
         if self._candidate_ns is not None:
             return max(self._check_ns(self._candidate_ns), self._defer_ns or 0)
+        if self._start_ns is None and self._watch is not None:
+            return self._watch[1] + self.lockout_ns
         return None if self._start_ns is None else self._end_ns(self._start_ns)
 
     def _check_ns(self, candidate: int) -> int:
@@ -593,6 +648,7 @@ class EdgeDebouncer:
         stamped before ``stale_before_ns`` are ignored from now on)."""
         candidate, run = self._candidate_ns, self._run_ns
         self._candidate_ns = self._defer_ns = self._run_ns = self._held_ns = None
+        self._found_after_ns = None
         if candidate is None:
             return []
         if run is not None and self.bounce_ns is not None:

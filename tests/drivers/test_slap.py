@@ -350,7 +350,9 @@ def test_a_spike_then_a_real_press_is_stamped_at_the_press(
     with SlapButtons({0: 17}, events.append) as slaps:
         spike(pin_factory, 17, T, 10 * US)
         if checked:
-            assert tick(slaps, T, T + 4 * MS) is None
+            # a glitch: nothing posted, the line read once more a lockout after the check
+            assert tick(slaps, T, T + 4 * MS) == T + 10 * US + CONFIRM + DEFAULT_LOCKOUT_NS
+            assert events == []
         edge(pin_factory, 17, True, T + 5 * MS)
         edge(pin_factory, 17, False, T + 5 * MS + 200 * US)
         edge(pin_factory, 17, True, T + 5 * MS + 400 * US)
