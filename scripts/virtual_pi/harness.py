@@ -53,7 +53,7 @@ from . import usb
 from .gpio_sim import TCG_CPU, ensure_gpio_sim
 from .gpio_sim import cache_dir as gpio_cache
 from .image import VIRTUAL_PI, copy_module
-from .party import Party, rules_check
+from .party import Party, check_wakeup, rules_check
 
 REPO = Path(__file__).resolve().parents[2]
 GUEST = Path(__file__).resolve().parent / "guest"
@@ -292,9 +292,8 @@ def part_party(machine: Machine, work: Path, figures: dict[str, Any],
     sent = [k for k in usb.sent_keys(machine) if k.t >= t_start]
     decided = [d for d in usb.console_keys(usb.journal(machine)) if d.t >= t_start]
     problems += [f"serial keys: {p}" for p in usb.check_keys(sent, decided)]
-    if not tally.wakeup_line.startswith("Seat 2 "):
-        problems.append(f"the wake-up race went to {tally.wakeup_line or 'nobody'}, not Seat 2 "
-                        "whose bouncing contact came first")
+    race_problems, race = check_wakeup(tally.wakeup_line, tally.race_presses)
+    problems += race_problems
     if tally.false_slaps != 1 or not tally.false_slap_noticed:
         problems.append(f"{tally.false_slaps} false slaps judged (1 made), "
                         f"{'' if tally.false_slap_noticed else 'not '}shown on the hand")
@@ -311,7 +310,7 @@ def part_party(machine: Machine, work: Path, figures: dict[str, Any],
     figures["party"] = {"seconds": round(time.monotonic() - t0, 1),
                         "actions": len(tally.actions), "keys": tally.keys,
                         "windows_seen": tally.windows, "windows_decided": len(tally.slap_lines),
-                        "wakeup": tally.wakeup_line, "winner": tally.winner,
+                        "wakeup": tally.wakeup_line, "wakeup_bounce": race, "winner": tally.winner,
                         "false_slaps": tally.false_slaps,
                         "false_slap_noticed": tally.false_slap_noticed,
                         "pulls": tally.pulls, "serial_presses": len(sent),

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 TOOLS = "/usr/local/lib/partytable-vpi"
 SHOWN = re.compile(r"TV: Seat \d+'s slap \(\d+ ms\) shown at flip (\d+)")
+RACE_PRESS = re.compile(r"Seat (\d+) slap at (\d+): (.*)$")
+"""A press the console judged (``device.slaps.race``): seat, stamp (ns), the verdict's reason."""
 SCREEN = re.compile(r"^(?:INFO )?Seat (\d+) screen (\{.*\})$")
 LOBBY = re.compile(r"^(?:INFO )?lobby: row (\d+) (.+?)(?: = (.*))?$")
 ACTION = re.compile(r"^(?:INFO )?(Seat \d+|device): (\S.*)$")
@@ -130,6 +132,9 @@ class Tally:
     pulls: int = 0
     wakeup: bool = False
     wakeup_line: str = ""
+    race_presses: list[tuple[int, int, str]] = field(default_factory=list)
+    """The wake-up race's presses as the console judged them: ``(seat, t_ns, reason)``
+    (1-based seat, the press's stamp), from its ``Seat N slap at T: reason`` lines."""
     false_slaps: int = 0
     winner: str = ""
     actions: list[str] = field(default_factory=list)
@@ -221,6 +226,9 @@ class Party:
         if shown and self._press_ns is not None:
             self.tally.press_to_tv_ms.append((int(shown[1]) - self._press_ns) / 1e6)
             self._press_ns = None
+        race = RACE_PRESS.search(line)
+        if race and not self.tally.wakeup_line:
+            self.tally.race_presses.append((int(race[1]), int(race[2]), race[3]))
         if "wake-up race: " in line:
             self.tally.wakeup_line = line.split("wake-up race: ", 1)[1]
         elif "slap: " in line:
@@ -350,3 +358,33 @@ def rules_check(history: dict[str, Any], tally: Tally) -> list[str]:
         problems.append(f"the journal named {len(said)} actions, the database holds "
                         f"{len(stored)}; they differ from action {differ}")
     return problems
+
+
+def check_wakeup(winner_line: str, presses: Sequence[tuple[int, int, str]],
+                 bouncer: int = 2, other: int = 1) -> tuple[list[str], str]:
+    """The wake-up race's problems and how it went: ``bouncer``'s contact bounced first,
+    ``other`` pressed 2 ms later.  The bouncing press must be judged exactly once; the race
+    goes to ``bouncer``, or -- when the kernel dropped its edges and the debounce's wait for
+    them outlasted the race's settle time -- to ``other`` with ``bouncer``'s press stamped
+    earlier and judged after the decision (docs/hardware-facts.md, "gpio-sim drops edges").
+    ``winner_line``: the text after ``wake-up race: ``; ``presses``: :attr:`Tally.race_presses`.
+
+    >>> check_wakeup("Seat 2 slapped first", [(2, 100_000, "first"), (1, 2_100_000, "first")])
+    ([], 'won by the bouncing press')
+    >>> check_wakeup("Seat 1 slapped first", [(1, 2_100_000, "first"), (2, 100_000, "late")])
+    ([], 'the bouncing press was stamped 2.0 ms earlier but judged after the decision')
+    >>> check_wakeup("Seat 1 slapped first", [(1, 2100, "a contender")])[0]
+    ['the bouncing press of Seat 2 was judged 0 times (1 expected)']
+    """
+    mine = [(t, why) for seat, t, why in presses if seat == bouncer]
+    theirs = [t for seat, t, _ in presses if seat == other]
+    if len(mine) != 1:
+        return [f"the bouncing press of Seat {bouncer} was judged {len(mine)} times "
+                "(1 expected)"], ""
+    if winner_line.startswith(f"Seat {bouncer} "):
+        return [], "won by the bouncing press"
+    if winner_line.startswith(f"Seat {other} ") and theirs and mine[0][0] < theirs[0]:
+        return [], (f"the bouncing press was stamped {(theirs[0] - mine[0][0]) / 1e6:.1f} ms "
+                    "earlier but judged after the decision")
+    return [f"the wake-up race went to {winner_line or 'nobody'}, not Seat {bouncer} whose "
+            f"bouncing contact came first (its press: {mine[0][1]})"], ""
