@@ -190,6 +190,9 @@ def part_gpio(machine: Machine, figures: dict[str, Any], windows: int) -> None:
     figures["gpio"] = summary
     if reply.rc != 0:
         raise PartFailed(f"fairness.py exited {reply.rc}: {reply.err.strip()[-200:]}")
+    bouncing = summary.get("gaps", {}).get("bouncing") or {}
+    if bouncing and bouncing.get("pressed_once") != 1.0:
+        raise PartFailed(f"a bouncing press was lost or posted twice: {bouncing}")
 
 
 def part_i2c(machine: Machine, figures: dict[str, Any]) -> None:

@@ -21,6 +21,12 @@ order and a gap (:data:`GAPS_NS`: 0.2, 1, 5, 20 ms; each seat ``gap`` after the 
 each combination in both orders), all released together :data:`HOLD_NS` after the last
 press, then the loop waits until every release is posted and nothing is pending.
 
+``--bouncing N`` (default 40) adds N two-seat windows whose first press bounces five times
+within 1.8 ms and whose second seat presses 2 ms after its first contact; their row also says
+whether the bouncing press was posted exactly once and stamped within 2.5 ms of its first
+pull (the kernel drops edges of such a burst: docs/hardware-facts.md, "gpio-sim drops
+edges"); ``all`` leaves them out.
+
 For each window: the intended order, each seat's ``Press.t_ns`` (kernel timestamps), the
 arbiter's winner, the earliest ``t_ns`` among the presses, the seat whose raw edge
 callback arrived first ("first callback wins"), and each pull's write time.  The summary
@@ -61,6 +67,14 @@ its threaded handler, with the interrupt masked until then (an edge in between i
 a loaded TCG guest that thread has run over 60 ms late, so a release sooner than that turns
 a press into one event that reads "released" and the driver (rightly) drops it as a glitch."""
 
+BOUNCE_STEP_NS = 180_000
+"""A bouncing press's contact changes every 0.18 ms: five bounces end 1.8 ms after its first
+contact (within 2 ms)."""
+
+BOUNCING_GAP_NS = 2_000_000
+"""In a bouncing window the second seat presses 2 ms after the bouncing seat's first contact,
+as in the party's wake-up race."""
+
 QUIET_NS = 20_000_000
 """Quiet time after a window's last release is posted before the next window starts."""
 
@@ -70,10 +84,13 @@ WINDOW_TIMEOUT_S = 5.0
 
 @dataclass(frozen=True, slots=True)
 class WindowPlan:
-    """One window: ``order`` (seats, first to press first), ``gap_ns`` between presses."""
+    """One window: ``order`` (seats, first to press first), ``gap_ns`` between presses;
+    ``bounces``: how many times the first seat's contact opens again, :data:`BOUNCE_STEP_NS`
+    apart, before it holds (0: a clean press)."""
 
     order: tuple[int, ...]
     gap_ns: int
+    bounces: int = 0
 
     def spec(self, pins: Mapping[int, int] = PINS, hold_ns: int = HOLD_NS) -> str:
         """The ``gpiosim.py`` sequence: each seat pressed ``gap_ns`` after the one before,
@@ -81,11 +98,18 @@ class WindowPlan:
 
         >>> WindowPlan((1, 0), 1_000_000).spec({0: 17, 1: 25}, 50_000_000)
         '25=press@0ns 17=press@1000000ns 25=release@51000000ns 17=release@51000000ns'
+        >>> WindowPlan((1, 0), 2_000_000, bounces=1).spec({0: 17, 1: 25}, 50_000_000).split()
+        ... # doctest: +NORMALIZE_WHITESPACE
+        ['25=press@0ns', '25=release@180000ns', '25=press@360000ns', '17=press@2000000ns',
+         '25=release@52000000ns', '17=release@52000000ns']
         """
         last = (len(self.order) - 1) * self.gap_ns
+        first = pins[self.order[0]]
+        chatter = [f"{first}={'release' if k % 2 == 0 else 'press'}@{(k + 1) * BOUNCE_STEP_NS}ns"
+                   for k in range(2 * self.bounces)]
         presses = [f"{pins[s]}=press@{i * self.gap_ns}ns" for i, s in enumerate(self.order)]
         releases = [f"{pins[s]}=release@{last + hold_ns}ns" for s in self.order]
-        return " ".join(presses + releases)
+        return " ".join(presses[:1] + chatter + presses[1:] + releases)
 
 
 def plan_windows(count: int, rng: random.Random, seats: Sequence[int] = tuple(PINS),
@@ -120,6 +144,7 @@ class WindowResult:
 
     plan: WindowPlan
     presses: dict[int, int] = field(default_factory=dict)
+    press_count: dict[int, int] = field(default_factory=dict)
     callbacks: list[tuple[int, int, int]] = field(default_factory=list)
     arbiter: int | None = None
     writes: dict[int, tuple[int, int]] = field(default_factory=dict)
@@ -145,7 +170,9 @@ class WindowResult:
     def to_json(self) -> dict[str, object]:
         """A JSON-ready record of the window."""
         return {"order": list(self.plan.order), "gap_ns": self.plan.gap_ns,
+                "bounces": self.plan.bounces,
                 "presses": {str(k): v for k, v in self.presses.items()},
+                "press_count": {str(k): v for k, v in self.press_count.items()},
                 "callbacks": [list(c) for c in self.callbacks], "arbiter": self.arbiter,
                 "earliest": self.earliest, "first_callback": self.first_callback,
                 "writes": {str(k): list(v) for k, v in self.writes.items()},
@@ -179,8 +206,9 @@ def summarise(results: Sequence[WindowResult]) -> dict[str, object]:
     """
     groups: dict[str, list[WindowResult]] = {}
     for r in sorted(results, key=lambda r: r.plan.gap_ns):
-        groups.setdefault(f"{r.plan.gap_ns / 1e6:g}ms", []).append(r)
-    groups["all"] = list(results)
+        name = "bouncing" if r.plan.bounces else f"{r.plan.gap_ns / 1e6:g}ms"
+        groups.setdefault(name, []).append(r)
+    groups["all"] = [r for r in results if not r.plan.bounces]
     out: dict[str, object] = {}
     for name, rs in groups.items():
         ok = [r for r in rs if r.error is None]
@@ -197,6 +225,14 @@ def summarise(results: Sequence[WindowResult]) -> dict[str, object]:
             "stamp_after_write": _lag_stats(stamp_lag),
             "callback_after_stamp": _lag_stats(cb_lag),
         }
+        if name == "bouncing":
+            entry = out[name]
+            assert isinstance(entry, dict)
+            entry["pressed_once"] = _share(r.press_count.get(r.intended) == 1 for r in ok)
+            entry["stamp_within_2_5ms"] = _share(
+                r.intended in r.presses and r.intended in r.writes
+                and abs(r.presses[r.intended] - r.writes[r.intended][0]) <= 2_500_000
+                for r in ok)
     return out
 
 
@@ -279,6 +315,7 @@ class Loop:
                 now = time.monotonic_ns()
                 if isinstance(event, self.Press):
                     result.presses.setdefault(event.seat, event.t_ns)
+                    result.press_count[event.seat] = result.press_count.get(event.seat, 0) + 1
                     arbiter.press(event, now)
                 elif isinstance(event, self.Release):
                     released.add(event.seat)
@@ -296,7 +333,7 @@ class Loop:
         for line, pull, before, after in answer.get("writes", []):
             seat = next(s for s, p in PINS.items() if p == line)
             if pull == "pull-down":
-                result.writes[seat] = (before, after)
+                result.writes.setdefault(seat, (before, after))  # the first contact
         with self.raw_lock:
             seen: set[int] = set()
             for seat, _level, _t_ns, at in self.raw:
@@ -311,11 +348,16 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--windows", type=int, default=408)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bouncing", type=int, default=40,
+                        help="extra windows whose first press bounces (default 40)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/fairness.json"))
     parser.add_argument("--lg-wd", type=Path, default=Path("/run/partytable-fairness"))
     args = parser.parse_args(argv)
     args.lg_wd.mkdir(parents=True, exist_ok=True)
-    plans = plan_windows(args.windows, random.Random(args.seed))
+    rng = random.Random(args.seed)
+    plans = plan_windows(args.windows, rng)
+    plans += [WindowPlan(tuple(rng.sample(list(PINS), 2)), BOUNCING_GAP_NS, bounces=5)
+              for _ in range(args.bouncing)]
     here = Path(__file__).resolve().parent
     player = subprocess.Popen([sys.executable, str(here / "gpiosim.py"), "serve"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
